@@ -14,9 +14,7 @@ def effective_n_threads(n_jobs: int | None) -> int:
     if n_jobs is None:
         n_jobs = -1
     if not isinstance(n_jobs, Integral) or isinstance(n_jobs, bool) or n_jobs == 0:
-        raise ValueError(
-            f"n_jobs must be None or a nonzero integer, got {n_jobs!r}."
-        )
+        raise ValueError(f"n_jobs must be None or a nonzero integer, got {n_jobs!r}.")
     if n_jobs > 0:
         return int(n_jobs)
     try:

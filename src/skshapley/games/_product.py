@@ -271,4 +271,3 @@ def _game_values(a, b, weights, weight_exponents, rule, reduce, n_jobs):
             "The Shapley values exceed the float64 range (about 1.8e308)."
         )
     return values
-

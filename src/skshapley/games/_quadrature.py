@@ -34,22 +34,23 @@ def _cached_rule(n_points: int) -> tuple[np.ndarray, np.ndarray]:
     Newton's method on ``P_n(cos theta)`` in the angle ``theta``, from
     Tricomi's initial guess, with ``P_n`` by the three-term recurrence, in
     extended precision where the platform has it (the recurrence's rounding
-    grows with ``n``). The
-    node is ``t = sin(theta / 2)**2``, which keeps full relative accuracy near
-    ``t = 0`` (``(1 + x) / 2`` would lose it to cancellation), and the weight
-    is ``sin(theta)**2 / (n P_{n-1}(x))**2``.
+    grows with ``n``). The node is ``t = sin(theta / 2)**2``, which keeps full
+    relative accuracy near ``t = 0`` (``(1 + x) / 2`` would lose it to
+    cancellation). The weight is the Christoffel function
+    ``1 / (2 sum_{j < n} (j + 1/2) P_j(x)**2)``, a sum of positive terms: the
+    textbook formula through ``P_n'`` loses ~1e-10 relative accuracy at the
+    end nodes for ``n`` in the thousands.
     """
     n = n_points
     k = np.arange(1, n + 1, dtype=np.longdouble)
     theta = np.pi * (4 * k - 1) / (4 * n + 2)
     for _ in range(_NEWTON_STEPS):
-        p_n, p_previous = _legendre(n, np.cos(theta))
-        sin2 = np.sin(theta) ** 2
-        slope = n * (p_previous - np.cos(theta) * p_n) / sin2
+        p_n, p_previous, _ = _legendre(n, np.cos(theta))
+        slope = n * (p_previous - np.cos(theta) * p_n) / np.sin(theta) ** 2
         theta = theta + p_n / (np.sin(theta) * slope)
-    _, p_previous = _legendre(n, np.cos(theta))
+    _, _, christoffel = _legendre(n, np.cos(theta))
     nodes = (np.sin(theta / 2) ** 2).astype(np.float64)
-    weights = (np.sin(theta) ** 2 / (n * p_previous) ** 2).astype(np.float64)
+    weights = (0.5 / christoffel).astype(np.float64)
     nodes.flags.writeable = False
     weights.flags.writeable = False
     return nodes, weights
@@ -60,14 +61,20 @@ def _cached_rule(n_points: int) -> tuple[np.ndarray, np.ndarray]:
 _NEWTON_STEPS = 5
 
 
-def _legendre(n: int, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``P_n(x)`` and ``P_{n-1}(x)`` by the (stable) three-term recurrence."""
-    p_previous, p_n = np.ones_like(x), x.copy()
-    for degree in range(2, n + 1):
-        p_previous, p_n = p_n, (
-            (2 * degree - 1) * x * p_n - (degree - 1) * p_previous
-        ) / degree
-    return (p_n, p_previous) if n >= 1 else (p_previous, np.zeros_like(x))
+def _legendre(n: int, x: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``P_n(x)``, ``P_{n-1}(x)`` and ``sum_{j < n} (j + 1/2) P_j(x)**2``.
+
+    By the (stable) three-term recurrence.
+    """
+    p_previous, p_n = np.zeros_like(x), np.ones_like(x)
+    christoffel = np.zeros_like(x)
+    for degree in range(1, n + 1):
+        christoffel += (degree - 0.5) * p_n**2
+        p_previous, p_n = (
+            p_n,
+            ((2 * degree - 1) * x * p_n - (degree - 1) * p_previous) / degree,
+        )
+    return p_n, p_previous, christoffel
 
 
 def gauss_legendre(n_points: int) -> tuple[np.ndarray, np.ndarray]:
@@ -100,11 +107,7 @@ def gauss_legendre(n_points: int) -> tuple[np.ndarray, np.ndarray]:
     >>> float(weights @ nodes**3)  # the integral of t**3 over [0, 1] is 1/4
     0.25
     """
-    if (
-        not isinstance(n_points, Integral)
-        or isinstance(n_points, bool)
-        or n_points < 1
-    ):
+    if not isinstance(n_points, Integral) or isinstance(n_points, bool) or n_points < 1:
         raise ValueError(f"n_points must be an integer >= 1, got {n_points!r}.")
     return _cached_rule(int(n_points))
 

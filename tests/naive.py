@@ -1,0 +1,120 @@
+"""Slow, obviously correct reference implementations for the tests.
+
+Nothing here calls skshapley: every function enumerates coalitions or uses
+plain NumPy, so that the fast code is checked against something independent.
+"""
+
+import itertools
+from fractions import Fraction
+from math import factorial
+
+import numpy as np
+
+
+def product_game_table(a, b, weight=1.0):
+    """All 2**d values v(S) = w prod_{S} a prod_{not S} b, indexed by bitmask."""
+    d = len(a)
+    table = np.empty(2**d)
+    for mask in range(2**d):
+        inside = [(mask >> j) & 1 for j in range(d)]
+        table[mask] = weight * np.prod([a[j] if inside[j] else b[j] for j in range(d)])
+    return table
+
+
+def shapley_by_enumeration(table, d):
+    """phi_i = sum_{S not containing i} |S|!(d-|S|-1)!/d! (v(S+i) - v(S))."""
+    phi = np.zeros(d)
+    for i in range(d):
+        for mask in range(2**d):
+            if not (mask >> i) & 1:
+                size = bin(mask).count("1")
+                weight = factorial(size) * factorial(d - size - 1) / factorial(d)
+                phi[i] += weight * (table[mask | 1 << i] - table[mask])
+    return phi
+
+
+def banzhaf_by_enumeration(table, d):
+    """beta_i = 2**-(d-1) sum_{S not containing i} (v(S+i) - v(S))."""
+    beta = np.zeros(d)
+    for i in range(d):
+        for mask in range(2**d):
+            if not (mask >> i) & 1:
+                beta[i] += table[mask | 1 << i] - table[mask]
+    return beta / 2 ** (d - 1)
+
+
+def interactions_by_enumeration(table, d):
+    """shap's convention: off-diagonal half the Shapley interaction index."""
+    index = np.zeros((d, d))
+    for i, j in itertools.permutations(range(d), 2):
+        for mask in range(2**d):
+            if not (mask >> i) & 1 and not (mask >> j) & 1:
+                size = bin(mask).count("1")
+                weight = factorial(size) * factorial(d - size - 2) / factorial(d - 1)
+                index[i, j] += weight * (
+                    table[mask | 1 << i | 1 << j]
+                    - table[mask | 1 << i]
+                    - table[mask | 1 << j]
+                    + table[mask]
+                )
+    matrix = index / 2
+    np.fill_diagonal(matrix, shapley_by_enumeration(table, d) - matrix.sum(axis=1))
+    return matrix
+
+
+def quotient_table(table, groups):
+    """The game whose players are ``groups``: v_G(T) = v(union of T's groups)."""
+    masks = [sum(1 << j for j in group) for group in groups]
+    quotient = np.empty(2 ** len(groups))
+    for group_mask in range(2 ** len(groups)):
+        mask = sum(masks[k] for k in range(len(groups)) if (group_mask >> k) & 1)
+        quotient[group_mask] = table[mask]
+    return quotient
+
+
+def product_shapley_quadrature(a, b, weights, nodes, node_weights):
+    """NumPy twin of the compiled kernel, in log space with explicit signs.
+
+    phi[g, i] = w_g (a_gi - b_gi) sum_k omega_k prod_{j != i} f_gj(t_k), the
+    product taken as exp(sum of logs) with signs and zero factors counted, so
+    that it neither overflows nor underflows.
+    """
+    a, b = np.atleast_2d(a), np.atleast_2d(b)
+    f = b[:, None, :] + nodes[None, :, None] * (a - b)[:, None, :]  # (g, k, j)
+    zero = f == 0
+    log_abs = np.log(np.abs(np.where(zero, 1.0, f)))
+    negative = f < 0
+    total_log = log_abs.sum(axis=2, keepdims=True)
+    total_zeros = zero.sum(axis=2, keepdims=True)
+    total_negative = negative.sum(axis=2, keepdims=True)
+    others_zero = total_zeros - zero
+    sign = np.where((total_negative - negative) % 2 == 1, -1.0, 1.0)
+    with np.errstate(divide="ignore"):  # log(0) = -inf for dummies: exp gives 0
+        scale = np.log(np.abs(weights))[:, None, None] + np.log(np.abs(a - b))[:, None]
+        terms = sign * np.exp(total_log - log_abs + scale)
+    terms = np.where(others_zero > 0, 0.0, terms)
+    integral = np.einsum("k,gkj->gj", node_weights, terms)
+    return np.sign(weights)[:, None] * np.sign(a - b) * integral
+
+
+def exact_pure_shapley(a):
+    """Exact Shapley values of the pure game (b = 1) with rational factors.
+
+    phi_i = (a_i - 1) Integral_0^1 prod_{j != i} (1 + t (a_j - 1)) dt, the
+    polynomial multiplied out and integrated term by term in rational
+    arithmetic: no quadrature, no rounding.
+    """
+    a = [Fraction(x) for x in a]
+    phi = []
+    for i in range(len(a)):
+        coefficients = [Fraction(1)]
+        for j, a_j in enumerate(a):
+            if j != i:
+                shifted = [Fraction(0), *(c * (a_j - 1) for c in coefficients)]
+                coefficients = [
+                    c + s
+                    for c, s in zip([*coefficients, Fraction(0)], shifted, strict=True)
+                ]
+        integral = sum(c / (k + 1) for k, c in enumerate(coefficients))
+        phi.append((a[i] - 1) * integral)
+    return phi
