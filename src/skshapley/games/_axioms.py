@@ -16,13 +16,8 @@ from numbers import Real
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._exact import (
-    GameLike,
-    check_real_array,
-    check_shapley_method,
-    game_table,
-    shapley_values,
-)
+from .._validation import check_finite_array
+from ._exact import GameLike, check_shapley_method, game_table, shapley_values
 
 
 @dataclass(frozen=True)
@@ -147,7 +142,9 @@ def check_axioms(
     if not isinstance(tol, Real) or not tol >= 0:
         raise ValueError(f"tol must be a real number >= 0, got {tol!r}.")
     table = game_table(game, n_players)
-    values = check_real_array(values, "values", (n_players,), "(n_players,)")
+    values = check_finite_array(
+        values, "values", shape=(n_players,), shape_name="(n_players,)"
+    )
 
     threshold = tol * (np.abs(table).max() or 1.0)
     masks = np.arange(table.size)
@@ -232,12 +229,17 @@ def linearity_residual(
         def attribute(table, n_players):
             return shapley_values(table, n_players, method=method)
 
-    coefficients = check_real_array(coefficients, "coefficients", (2,), "(2,)")
+    coefficients = check_finite_array(
+        coefficients, "coefficients", shape=(2,), shape_name="(2,)"
+    )
     tables = [game_table(game, n_players) for game in (game1, game2)]
     tables.append(coefficients @ tables)
     phi = [
-        check_real_array(
-            attribute(table, n_players), "method's output", (n_players,), "(n_players,)"
+        check_finite_array(
+            attribute(table, n_players),
+            "method's output",
+            shape=(n_players,),
+            shape_name="(n_players,)",
         )
         for table in tables
     ]

@@ -13,11 +13,12 @@ table, so that each checks the others.
 import itertools
 import math
 from collections.abc import Callable
-from numbers import Integral
 
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
+
+from .._validation import check_count, check_finite_array
 
 # A game: a function of boolean coalition masks, or the table of its values.
 GameLike = Callable[[np.ndarray], float] | ArrayLike
@@ -30,15 +31,6 @@ MAX_PERMUTATION_PLAYERS = 10
 
 # Orderings processed at once by method="permutation" (bounds memory).
 _ORDERINGS_PER_CHUNK = 2**15
-
-
-def _check_count(value, name: str) -> int:
-    """Return ``value`` as an int, or raise unless it is an integer >= 1."""
-    if not isinstance(value, Integral) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}.")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}.")
-    return int(value)
 
 
 def _popcount(masks: np.ndarray) -> np.ndarray:
@@ -82,28 +74,11 @@ def _evaluate(game: Callable, coalitions: np.ndarray) -> np.ndarray:
     return values
 
 
-def check_real_array(
-    x: ArrayLike, name: str, shape: tuple, shape_name: str
-) -> np.ndarray:
-    """Return ``x`` as a float64 array of the given shape with finite values."""
-    try:
-        array = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"{name} must be an array-like of real numbers, got {type(x).__name__}."
-        ) from exc
-    if array.shape != shape:
-        raise ValueError(
-            f"{name} must have shape {shape_name} = {shape}, got shape {array.shape}."
-        )
-    if not np.isfinite(array).all():
-        raise ValueError(f"{name} contains NaN or infinity; values must be finite.")
-    return array
-
-
 def _check_table(game: ArrayLike, n_players: int) -> np.ndarray:
     """Validate a game given as an array of its 2**n_players values."""
-    return check_real_array(game, "game", (2**n_players,), "(2**n_players,)")
+    return check_finite_array(
+        game, "game", shape=(2**n_players,), shape_name="(2**n_players,)"
+    )
 
 
 def game_table(game: GameLike, n_players: int) -> np.ndarray:
@@ -138,7 +113,7 @@ def game_table(game: GameLike, n_players: int) -> np.ndarray:
     >>> game_table(lambda mask: 10.0 * mask.all(), n_players=2)
     array([ 0.,  0.,  0., 10.])
     """
-    n_players = _check_count(n_players, "n_players")
+    n_players = check_count(n_players, "n_players")
     if n_players > MAX_TABLE_PLAYERS:
         raise ValueError(
             f"n_players must be <= {MAX_TABLE_PLAYERS} to tabulate all "
@@ -324,7 +299,7 @@ def shapley_values(
     array([5., 5.])
     """
     check_shapley_method(method)
-    n_players = _check_count(n_players, "n_players")
+    n_players = check_count(n_players, "n_players")
     if method == "permutation" and n_players > MAX_PERMUTATION_PLAYERS:
         raise ValueError(
             f"n_players must be <= {MAX_PERMUTATION_PLAYERS} for "
@@ -369,7 +344,7 @@ def leave_one_out(game: GameLike, n_players: int) -> np.ndarray:
     >>> leave_one_out([0.0, 0.0, 0.0, 10.0], n_players=2)
     array([10., 10.])
     """
-    n_players = _check_count(n_players, "n_players")
+    n_players = check_count(n_players, "n_players")
     if callable(game):
         coalitions = np.ones((n_players + 1, n_players), dtype=bool)
         coalitions[np.arange(n_players), np.arange(n_players)] = False
@@ -434,8 +409,8 @@ def sample_shapley(
     >>> round(float(values.sum()), 12)
     1.0
     """
-    n_players = _check_count(n_players, "n_players")
-    n_permutations = _check_count(n_permutations, "n_permutations")
+    n_players = check_count(n_players, "n_players")
+    n_permutations = check_count(n_permutations, "n_permutations")
     rng = check_random_state(random_state)
     orderings = np.argsort(rng.random_sample((n_permutations, n_players)), axis=1)
     if not callable(game):

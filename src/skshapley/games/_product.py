@@ -18,9 +18,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._threads import effective_n_threads
+from .._validation import check_games
 from . import _product_core
 from ._quadrature import auto_n_points, check_n_quadrature_points, stack_rules
-from ._validation import check_games
 
 
 def product_shapley(

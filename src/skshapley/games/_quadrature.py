@@ -15,6 +15,8 @@ from numbers import Integral
 
 import numpy as np
 
+from .._validation import check_count
+
 # "auto" uses the exact rule while it needs at most this many points: below it
 # the exact rule costs next to nothing, above it the error bound saves work.
 EXACT_AUTO_LIMIT = 64
@@ -104,12 +106,10 @@ def gauss_legendre(n_points: int) -> tuple[np.ndarray, np.ndarray]:
     --------
     >>> from skshapley.games import gauss_legendre
     >>> nodes, weights = gauss_legendre(2)
-    >>> float(weights @ nodes**3)  # the integral of t**3 over [0, 1] is 1/4
-    0.25
+    >>> print(f"{weights @ nodes**3:.15f}")  # the integral of t**3 over [0, 1]
+    0.250000000000000
     """
-    if not isinstance(n_points, Integral) or isinstance(n_points, bool) or n_points < 1:
-        raise ValueError(f"n_points must be an integer >= 1, got {n_points!r}.")
-    return _cached_rule(int(n_points))
+    return _cached_rule(check_count(n_points, "n_points"))
 
 
 def exact_n_points(n_players: int) -> int:
