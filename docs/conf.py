@@ -22,6 +22,7 @@ extensions = [
 ]
 
 exclude_patterns = ["_build"]
+templates_path = ["_templates"]
 default_role = "literal"
 
 # API pages: one generated page per public name, numpydoc-formatted.

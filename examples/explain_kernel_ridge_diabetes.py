@@ -2,7 +2,7 @@
 Exact Shapley values of an RBF kernel ridge model
 =================================================
 
-A kernel ridge regression with the RBF kernel predicts
+A kernel ridge regression with the RBF kernel predicts::
 
     f(x) = sum_i alpha_i k(x, X_i),   k(x, z) = exp(-gamma ||x - z||**2),
 
@@ -10,7 +10,7 @@ with one dual coefficient ``alpha_i`` per training row ``X_i`` and no
 intercept. The RBF kernel factorizes over features,
 ``k(x, z) = prod_j exp(-gamma (x_j - z_j)**2)``, so the model is a sum of
 products of one-feature kernels. Explaining ``f`` at a row ``x`` with the
-value function
+value function::
 
     v(S) = sum_i alpha_i prod_{j in S} exp(-gamma (x_j - X_ij)**2)
 
@@ -34,8 +34,10 @@ from sklearn.preprocessing import StandardScaler
 
 from skshapley.games import check_axioms, product_shapley, shapley_values
 
-pd.set_option("display.width", 120)
-pd.set_option("display.precision", 3)
+
+def three_decimals(x):
+    return f"{x:.3f}"
+
 
 # %%
 # The model
@@ -134,11 +136,12 @@ assert base_value > prediction.max()
 print(f"share of negative attributions: {(phi < 0).to_numpy().mean():.0%}")
 
 importance = phi.abs().mean().sort_values(ascending=False)
-print(importance.rename("mean |phi|").to_frame())
+print(importance.rename("mean |phi|").to_frame().to_string(float_format=three_decimals))
 
 first = X_explain.index[0]
 print(f"\nrow {first}: prediction {prediction[0]:.2f} = base {base_value:.2f} + ")
-print(phi.loc[first].sort_values(key=np.abs, ascending=False).to_frame("phi"))
+by_size = phi.loc[first].sort_values(key=np.abs, ascending=False)
+print(by_size.to_frame("phi").to_string(float_format=three_decimals))
 
 # %%
 # Grouped attributions
@@ -160,7 +163,7 @@ phi_grouped = pd.DataFrame(
     index=X_explain.index,
     columns=group_names,
 )
-print(phi_grouped.head())
+print(phi_grouped.head().to_string(float_format=three_decimals))
 
 # The grouped values add up to the same total, the prediction minus the base.
 residual = np.abs(phi_grouped.sum(axis=1) - phi.sum(axis=1)).max()
