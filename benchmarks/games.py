@@ -29,9 +29,10 @@ The cases (sizes shrink with ``--quick``):
 ``product_shapley`` runs with ``reduce=False`` (one row per game, like the
 twin) and ``reduce=True`` (their weighted sum), each with ``n_jobs=1`` and
 ``n_jobs=-1`` (all CPUs). Every time is the best of ``--repeat`` runs
-(``time.perf_counter``). Where the twin would take long (the exact rule on
-5000 players), it runs on the first games only and its time is scaled
-linearly to all games; the table marks those times with ``*``.
+(``time.perf_counter``), or of fewer where the runs so far took more than
+``TIME_BUDGET`` seconds (column ``runs``). Where the twin would take long
+(the exact rule on 5000 players), it runs on the first games only and its
+time is scaled linearly to all games; the table marks those times with ``*``.
 
 Columns: throughput is game-player-node evaluations per second (``n_games *
 n_players * n_nodes / time``); ``numpy/sk`` is the twin's time over
@@ -76,6 +77,9 @@ from skshapley.games import exact_n_points, gauss_legendre, product_shapley
 from skshapley.games._quadrature import auto_n_points
 
 SEED = 0
+
+# A measurement stops repeating once its runs took this many seconds in all.
+TIME_BUDGET = 10.0
 
 # The twin builds F for as many games at a time as keep it below this many
 # float64 elements (32 MiB); at least one game.
@@ -143,14 +147,17 @@ def efficiency_residual(phi, a, b, w):
     return float(np.max(np.abs(phi.sum(axis=1) - difference) / size))
 
 
-def best_time(func: Callable[[], object], repeat: int) -> tuple[float, object]:
-    """Best wall time of ``repeat`` calls, and the last call's result."""
-    best = np.inf
-    for _ in range(repeat):
+def best_time(func: Callable[[], object], repeat: int):
+    """Best wall time of up to ``repeat`` calls, the calls made, the last result.
+
+    Stops early once the calls took ``TIME_BUDGET`` seconds in all.
+    """
+    times = []
+    while len(times) < repeat and sum(times) < TIME_BUDGET:
         start = time.perf_counter()
         result = func()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        times.append(time.perf_counter() - start)
+    return min(times), len(times), result
 
 
 def relative_difference(x, reference):
@@ -165,6 +172,7 @@ class Row:
     rule: str
     implementation: str
     seconds: float
+    runs: int
     evaluations: float
     ratio: float | None = None
     difference: float | None = None
@@ -185,7 +193,7 @@ def run_case(name, a, b, w, kind, repeat):
         n_points = np.full(n_games, exact_n_points(n_players))
         quadrature = exact_n_points(n_players)
     else:
-        choice_seconds, n_points = best_time(lambda: auto_n_points(a, b), repeat)
+        choice_seconds, _, n_points = best_time(lambda: auto_n_points(a, b), repeat)
         quadrature = "auto"
     rule = rule_label(kind, n_points)
     per_game = n_points * n_players
@@ -194,14 +202,14 @@ def run_case(name, a, b, w, kind, repeat):
     # The twin, on the first games if all of them would take too long.
     n_sub = max(1, int(np.searchsorted(np.cumsum(per_game), NUMPY_BUDGET, "right")))
     sub = slice(0, n_sub)
-    seconds, (phi_numpy, n_underflow) = best_time(
+    seconds, runs, (phi_numpy, n_underflow) = best_time(
         lambda: numpy_shapley(a[sub], b[sub], w[sub], n_points[sub]), repeat
     )
     numpy_seconds = seconds * evaluations / per_game[sub].sum()
     finite = np.isfinite(phi_numpy).all(axis=1)
     rows = [
         Row(
-            name, rule, "numpy", numpy_seconds, evaluations,
+            name, rule, "numpy", numpy_seconds, runs, evaluations,
             nonfinite=int(np.count_nonzero(~np.isfinite(phi_numpy))),
             efficiency=efficiency_residual(
                 phi_numpy[finite], a[sub][finite], b[sub][finite], w[sub][finite]
@@ -212,7 +220,7 @@ def run_case(name, a, b, w, kind, repeat):
 
     for reduce in (False, True):
         for n_jobs in (1, -1):
-            seconds, phi = best_time(
+            seconds, runs, phi = best_time(
                 lambda reduce=reduce, n_jobs=n_jobs: product_shapley(
                     a, b, w, n_quadrature_points=quadrature, reduce=reduce,
                     n_jobs=n_jobs,
@@ -228,7 +236,7 @@ def run_case(name, a, b, w, kind, repeat):
             rows.append(
                 Row(
                     name, rule, f"skshapley reduce={reduce!s:<5} n_jobs={n_jobs}",
-                    seconds, evaluations, ratio=numpy_seconds / seconds,
+                    seconds, runs, evaluations, ratio=numpy_seconds / seconds,
                     difference=difference,
                     nonfinite=int(np.count_nonzero(~np.isfinite(phi))),
                     efficiency=efficiency_residual(phi, a, b, w),
@@ -246,7 +254,7 @@ def run_case(name, a, b, w, kind, repeat):
             f"scaled by {evaluations / per_game[sub].sum():.1f}"
         )
     if n_underflow:
-        total = int(n_sub * n_points[sub].mean())
+        total = int(n_points[sub].sum())
         notes.append(
             f"numpy: {n_underflow} of {total} node products F.prod(-1) "
             "underflowed below the smallest normal float64"
@@ -290,7 +298,7 @@ def fmt(value, spec):
 
 def print_table(rows, notes):
     header = (
-        f"{'case':<30} {'rule':<10} {'implementation':<33} {'time':>10} "
+        f"{'case':<30} {'rule':<12} {'implementation':<33} {'time':>10} {'runs':>4} "
         f"{'evals/s':>9} {'numpy/sk':>8} {'max|Δ|/max|φ|':>13} "
         f"{'nonfinite':>9} {'efficiency':>10}"
     )
@@ -305,8 +313,9 @@ def print_table(rows, notes):
         previous = block
         seconds = fmt_time(row.seconds) + ("*" if row.scaled else " ")
         print(
-            f"{case:<30} {rule:<10} {row.implementation:<33} {seconds:>10} "
-            f"{row.evaluations / row.seconds:>9.2e} {fmt(row.ratio, '.2f'):>8} "
+            f"{case:<30} {rule:<12} {row.implementation:<33} {seconds:>10} "
+            f"{row.runs:>4} {row.evaluations / row.seconds:>9.2e} "
+            f"{fmt(row.ratio, '.2f'):>8} "
             f"{fmt(row.difference, '.1e'):>13} {fmt(row.nonfinite, 'd'):>9} "
             f"{fmt(row.efficiency, '.1e'):>10}"
         )
@@ -331,7 +340,7 @@ def main():
         f"(n_jobs=-1: {effective_n_threads(-1)} threads) | "
         f"load {os.getloadavg()[0]:.2f} | "
         f"{datetime.datetime.now().isoformat(timespec='seconds')} | "
-        f"best of {args.repeat}{' | quick' if args.quick else ''}"
+        f"best of {args.repeat} runs{' | quick' if args.quick else ''}"
     )
     print()
     rows, notes = [], []
