@@ -121,6 +121,56 @@ def test_zero_factors_are_exact():
     np.testing.assert_array_equal(values[0], [3.0, 3.0 * -1.0, 0.0])
 
 
+@pytest.mark.parametrize("n_roots", [1, 2, 3])
+def test_factors_vanishing_at_a_node(n_roots):
+    # f_j(t) = -1 + 2t is exactly 0 at t = 1/2, the middle node of every
+    # odd-sized rule (d = 5 uses 3 points) and Banzhaf's only point: at that
+    # node only a lone zero's player has a term, and with two zeros nobody.
+    rng = np.random.default_rng(n_roots)
+    a, b = rng.uniform(0.5, 2.0, size=(2, 5))
+    a[:n_roots], b[:n_roots] = 1.0, -1.0
+    table = product_game_table(a, b, 2.0)
+    np.testing.assert_allclose(
+        product_shapley(a, b, [2.0]),
+        shapley_by_enumeration(table, 5),
+        rtol=0,
+        atol=1e-13 * game_scale(a[None], b[None], [2.0])[0],
+    )
+    np.testing.assert_allclose(
+        product_banzhaf(a, b, [2.0]),
+        banzhaf_by_enumeration(table, 5),
+        rtol=0,
+        atol=1e-13 * game_scale(a[None], b[None], [2.0])[0],
+    )
+
+
+def test_products_growing_along_the_rule():
+    # b = 1e-40 a: the integrand rises from ~1e-480 near t = 0 to ~1 at t = 1,
+    # so later nodes' products exceed the first ones' by far more than a
+    # float64 exponent step: the kernel must rescale its running sums.
+    rng = np.random.default_rng(6)
+    a = rng.uniform(0.5, 1.0, size=(3, 12))
+    b = 1e-40 * a * rng.uniform(0.5, 1.0, size=(3, 12))
+    values = product_shapley(a, b, reduce=False)
+    for g in range(3):
+        expected = shapley_by_enumeration(product_game_table(a[g], b[g]), 12)
+        np.testing.assert_allclose(values[g], expected, rtol=1e-12)
+
+
+def test_integrand_far_below_the_float_range():
+    # Players alternate between f(t) ~ t and f(t) ~ 1 - t, so the integrand
+    # stays below 4**-1000 = 1e-602 on all of [0, 1]; with w = 1e300 the
+    # values are ~1e-302, representable. The log-space twin is the reference.
+    d, n_points = 2000, 300
+    a = np.where(np.arange(d) % 2 == 0, 1.0, 1e-3)
+    b = np.where(np.arange(d) % 2 == 0, 1e-3, 1.0)
+    nodes, node_weights = gauss_legendre(n_points)
+    expected = product_shapley_quadrature(a, b, np.array([1e300]), nodes, node_weights)
+    values = product_shapley(a, b, [1e300], n_quadrature_points=n_points)
+    assert np.all(np.abs(values) > 1e-310)
+    np.testing.assert_allclose(values, expected[0], rtol=1e-10)
+
+
 def test_many_players_stay_finite_and_efficient():
     # d = 5000 with factors in (0, 1]: most products underflow in plain float64.
     rng = np.random.default_rng(3)

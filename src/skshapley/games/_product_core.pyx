@@ -14,14 +14,16 @@ Numerics. No product here can overflow or underflow:
 * every non-dummy player is scaled by an exact power of two so that
   ``max(|a_j|, |b_j|)`` lies in (1/2, 1]; then every ``|f_j(t)|`` is at most 1
   on [0, 1] and the exponents removed are added back once, at the end;
-* running products are kept as a mantissa and a separate integer exponent,
-  renormalized (exactly, by ``frexp``) when the mantissa drops below 2**-400;
-* ``prod_{j != i} f_j`` is a prefix product times a suffix product: no
-  division, so zero factors are exact and the work is O(d) per node.
-
-Dummies (``a_j == b_j``) contribute the constant factor ``b_j`` and get exactly
-zero; their factors join the game's constant, so a game costs O(n * m) for its
-n non-dummy players and m quadrature points.
+* at each quadrature node the product of all (nonzero) factors is formed
+  once, and kept as a mantissa and a separate integer exponent, renormalized
+  exactly (by ``frexp``) when the mantissa drops below 2**-400, unless the
+  plain product is safely representable;
+* each player's ``prod_{j != i} f_j`` is that product divided by ``f_i``: one
+  correctly rounded operation, O(n) work per node for n players. Zero
+  factors are counted, not divided by: with one zero, only its player has a
+  nonzero term; with two or more, no player has;
+* the players' integrals share one binary exponent per game, raised when a
+  block of nodes has larger products.
 """
 
 from cython.parallel cimport parallel, prange, threadid
@@ -33,6 +35,10 @@ from libc.stdlib cimport free, malloc
 cdef double _TINY = 3.872591914849318e-121
 # Products above this (2**-900) times a quadrature weight are still normal.
 cdef double _SAFE = 1.1830521861667747e-271
+# The integrals' exponent rises when a block's products exceed it by this much;
+# it starts so low that the first block with a nonzero product sets it.
+cdef int _HEADROOM = 64
+cdef int _UNSET = -(1 << 30)
 
 
 cdef inline void _renormalize(double *mantissa, int *exponent) noexcept nogil:
@@ -49,28 +55,6 @@ cdef inline void _multiply(double *mantissa, int *exponent, double x) noexcept n
     mantissa[0] *= frexp(x, &shift)
     exponent[0] += shift
     _renormalize(mantissa, exponent)
-
-
-cdef inline void _accumulate(
-    double *total, int *total_exponent, double value, int value_exponent
-) noexcept nogil:
-    """Add ``value * 2**value_exponent`` to ``total * 2**total_exponent``.
-
-    Only ever scales down, so nothing overflows; what underflows in the
-    alignment is below 2**-74 of the other term.
-    """
-    if value == 0.0:
-        return
-    if total[0] == 0.0:
-        total[0] = value
-        total_exponent[0] = value_exponent
-    elif value_exponent == total_exponent[0]:
-        total[0] += value
-    elif value_exponent > total_exponent[0]:
-        total[0] = ldexp(total[0], total_exponent[0] - value_exponent) + value
-        total_exponent[0] = value_exponent
-    else:
-        total[0] += ldexp(value, value_exponent - total_exponent[0])
 
 
 cdef inline double _to_double(double mantissa, int exponent) noexcept nogil:
@@ -91,47 +75,82 @@ cdef struct _Scratch:
     Py_ssize_t *players     # indices of the non-dummy players
     double *a_scaled        # their factors, scaled so max(|a|, |b|) is in (1/2, 1]
     double *b_scaled
-    double *integral        # integral of prod_{j != i} f_j, as mantissa ...
-    int *integral_exponent  # ... and binary exponent
-    double *partial         # running sum of the unscaled (safe) terms
-    # Per player and node of a block (length (n_players + 1) * _BLOCK):
-    double *suffix          # prod_{k >= j} f_k(t), as mantissa ...
-    int *suffix_exponent    # ... and binary exponent
+    double *integral        # integral of prod_{j != i} f_j, in units of 2**e
 
 
 cdef _Scratch _allocate(Py_ssize_t n_players) noexcept nogil:
-    """Scratch buffers for games of ``n_players``; any pointer may be NULL."""
+    """Scratch buffers for games of ``n_players``; NULL if out of memory."""
     cdef _Scratch s
     cdef Py_ssize_t size = n_players + 1
     s.players = <Py_ssize_t *> malloc(size * sizeof(Py_ssize_t))
-    s.a_scaled = <double *> malloc(4 * size * sizeof(double))
+    s.a_scaled = <double *> malloc(3 * size * sizeof(double))
     s.b_scaled = s.a_scaled + size
     s.integral = s.a_scaled + 2 * size
-    s.partial = s.a_scaled + 3 * size
-    s.integral_exponent = <int *> malloc(size * sizeof(int))
-    s.suffix = <double *> malloc(size * _BLOCK * sizeof(double))
-    s.suffix_exponent = <int *> malloc(size * _BLOCK * sizeof(int))
     return s
 
 
 cdef bint _allocated(_Scratch s) noexcept nogil:
-    return (
-        s.players != NULL and s.a_scaled != NULL and s.integral_exponent != NULL
-        and s.suffix != NULL and s.suffix_exponent != NULL
-    )
+    return s.players != NULL and s.a_scaled != NULL
 
 
 cdef void _release(_Scratch s) noexcept nogil:
     free(s.players)
     free(s.a_scaled)
-    free(s.integral_exponent)
-    free(s.suffix)
-    free(s.suffix_exponent)
 
 
 cdef inline double _factor(_Scratch s, Py_ssize_t p, double t) noexcept nogil:
     """``f_p(t) = b_p + t (a_p - b_p)`` for the scaled factors of player ``p``."""
     return s.b_scaled[p] + t * (s.a_scaled[p] - s.b_scaled[p])
+
+
+cdef void _node_products(
+    _Scratch s,
+    Py_ssize_t n,
+    const double *nodes,
+    Py_ssize_t width,
+    double *mantissa,
+    int *exponent,
+    int *n_zeros,
+    Py_ssize_t *zero_at,
+) noexcept nogil:
+    """Each node's product of nonzero factors, as mantissa and exponent.
+
+    Also counts each node's zero factors and where the last one is. Tries
+    plain products first: if all are at least ``_SAFE``, no factor is zero and
+    no exponent is needed.
+    """
+    cdef Py_ssize_t p, k
+    cdef double f
+    cdef bint small, safe = True
+
+    for k in range(width):
+        mantissa[k] = 1.0
+        exponent[k] = 0
+        n_zeros[k] = 0
+        zero_at[k] = -1
+    for p in range(n):
+        for k in range(width):
+            mantissa[k] = mantissa[k] * _factor(s, p, nodes[k])
+    for k in range(width):
+        safe = safe & (fabs(mantissa[k]) >= _SAFE)
+    if safe:
+        return
+
+    for k in range(width):
+        mantissa[k] = 1.0
+    for p in range(n):
+        small = False
+        for k in range(width):
+            f = _factor(s, p, nodes[k])
+            if f == 0.0:
+                n_zeros[k] += 1
+                zero_at[k] = p
+            else:
+                mantissa[k] = mantissa[k] * f
+            small = small | (fabs(mantissa[k]) < _TINY)
+        if small:
+            for k in range(width):
+                _renormalize(&mantissa[k], &exponent[k])
 
 
 cdef void _add_block(
@@ -140,79 +159,73 @@ cdef void _add_block(
     const double *nodes,
     const double *node_weights,
     Py_ssize_t width,
+    int *integral_exponent,
 ) noexcept nogil:
     """Add ``width`` (<= _BLOCK) quadrature nodes' terms to the integrals.
 
-    Every ``|f_j(t)| <= 1``, so every partial product is at least the full
-    product in magnitude. Where the block's full products are at least
-    ``_SAFE`` (so no factor is zero and nothing can underflow), each
-    ``prod_{j != i} f_j`` is the full product divided by ``f_i``, correctly
-    rounded, and the terms go to ``s.partial``. Otherwise
-    ``_add_block_scaled`` uses prefix and suffix products with exponents.
+    At each node, the product of the nonzero factors is formed once and each
+    player's term ``prod_{j != i} f_j`` is that product divided by ``f_i``
+    (correctly rounded): with no zero factor, for every player; with one,
+    only the zero's player has a (nonzero) term; with two or more, none has.
+    The terms go to ``s.integral``, whose common binary exponent is
+    ``integral_exponent[0]``; it is raised (and the sums rescaled) when a
+    block's products are larger.
+
+    Dividing by a nonzero factor cannot overflow: with ``max(|a|, |b|)`` in
+    (1/2, 1], a computed ``f(t) = b + t (a - b)`` is either 0 or at least
+    about ``2**-54 * min(t, 1 - t)``, far from the float64 limits for any
+    Gauss–Legendre node, and the quotient is at most ``2**_HEADROOM`` times
+    that.
     """
     cdef Py_ssize_t p, k
-    cdef double full[_BLOCK]
-    cdef double total
-    cdef bint safe = True
+    cdef double mantissa[_BLOCK]
+    cdef double alone[_BLOCK]
+    cdef int exponent[_BLOCK]
+    cdef int n_zeros[_BLOCK]
+    cdef Py_ssize_t zero_at[_BLOCK]
+    cdef double f, total
+    cdef int shift, block_exponent = 0
+    cdef bint contributes = False, any_zero = False
+
+    _node_products(s, n, nodes, width, mantissa, exponent, n_zeros, zero_at)
 
     for k in range(width):
-        full[k] = 1.0
-    for p in range(n):
-        for k in range(width):
-            full[k] = full[k] * _factor(s, p, nodes[k])
-    for k in range(width):
-        safe = safe & (fabs(full[k]) >= _SAFE)
-    if not safe:
-        _add_block_scaled(s, n, nodes, node_weights, width)
+        if n_zeros[k] <= 1:
+            mantissa[k] = node_weights[k] * frexp(mantissa[k], &shift)
+            exponent[k] += shift
+            if not contributes or exponent[k] > block_exponent:
+                block_exponent = exponent[k]
+            contributes = True
+    if not contributes:
         return
-
+    if block_exponent > integral_exponent[0] + _HEADROOM:
+        for p in range(n):
+            s.integral[p] = ldexp(s.integral[p], integral_exponent[0] - block_exponent)
+        integral_exponent[0] = block_exponent
     for k in range(width):
-        full[k] = full[k] * node_weights[k]
+        if n_zeros[k] <= 1:
+            mantissa[k] = ldexp(mantissa[k], exponent[k] - integral_exponent[0])
+        else:
+            mantissa[k] = 0.0
+        alone[k] = mantissa[k] if n_zeros[k] == 1 else 0.0
+        if n_zeros[k] > 0:
+            mantissa[k] = 0.0
+            any_zero = True
+
+    if not any_zero:
+        for p in range(n):
+            total = 0.0
+            for k in range(width):
+                total = total + mantissa[k] / _factor(s, p, nodes[k])
+            s.integral[p] += total
+        return
     for p in range(n):
         total = 0.0
         for k in range(width):
-            total = total + full[k] / _factor(s, p, nodes[k])
-        s.partial[p] += total
-
-
-cdef void _add_block_scaled(
-    _Scratch s,
-    Py_ssize_t n,
-    const double *nodes,
-    const double *node_weights,
-    Py_ssize_t width,
-) noexcept nogil:
-    """``_add_block`` for any factors, with products as mantissa and exponent.
-
-    Adds to ``s.integral``.
-    """
-    cdef Py_ssize_t p, k, row
-    cdef double prefix[_BLOCK]
-    cdef int prefix_exponent[_BLOCK]
-
-    for k in range(width):
-        s.suffix[n * _BLOCK + k] = 1.0
-        s.suffix_exponent[n * _BLOCK + k] = 0
-    for p in range(n - 1, -1, -1):
-        row = p * _BLOCK
-        for k in range(width):
-            s.suffix[row + k] = s.suffix[row + _BLOCK + k] * _factor(s, p, nodes[k])
-            s.suffix_exponent[row + k] = s.suffix_exponent[row + _BLOCK + k]
-            _renormalize(&s.suffix[row + k], &s.suffix_exponent[row + k])
-
-    for k in range(width):
-        prefix[k] = node_weights[k]
-        prefix_exponent[k] = 0
-    for p in range(n):
-        row = (p + 1) * _BLOCK
-        for k in range(width):
-            _accumulate(
-                &s.integral[p], &s.integral_exponent[p],
-                prefix[k] * s.suffix[row + k],
-                prefix_exponent[k] + s.suffix_exponent[row + k],
-            )
-            prefix[k] = prefix[k] * _factor(s, p, nodes[k])
-            _renormalize(&prefix[k], &prefix_exponent[k])
+            f = _factor(s, p, nodes[k])
+            total = total + mantissa[k] / (f + (f == 0.0))
+            total = total + (alone[k] if zero_at[k] == p else 0.0)
+        s.integral[p] += total
 
 
 cdef void _game_values(
@@ -231,7 +244,7 @@ cdef void _game_values(
     cdef Py_ssize_t j, p, q, n = 0
     cdef int shift, scale_exponent = weight_exponent
     cdef double constant = 1.0, largest, mantissa
-    cdef int constant_exponent = 0
+    cdef int constant_exponent = 0, integral_exponent = _UNSET
 
     for j in range(n_players):
         if a[j] == b[j]:
@@ -252,26 +265,21 @@ cdef void _game_values(
 
     for p in range(n):
         s.integral[p] = 0.0
-        s.integral_exponent[p] = 0
-        s.partial[p] = 0.0
     for q in range((n_nodes + _BLOCK - 1) // _BLOCK):
         _add_block(
             s, n, nodes + q * _BLOCK, node_weights + q * _BLOCK,
-            min(_BLOCK, n_nodes - q * _BLOCK),
+            min(_BLOCK, n_nodes - q * _BLOCK), &integral_exponent,
         )
-
-    for p in range(n):
-        _accumulate(&s.integral[p], &s.integral_exponent[p], s.partial[p], 0)
 
     _multiply(&constant, &constant_exponent, weight)
     constant = frexp(constant, &shift)
-    scale_exponent += constant_exponent + shift
+    scale_exponent += constant_exponent + integral_exponent + shift
     for p in range(n):
         # frexp first, in its own statement: C leaves argument order open.
         mantissa = frexp(s.integral[p], &shift)
         out[s.players[p]] += _to_double(
             constant * (s.a_scaled[p] - s.b_scaled[p]) * mantissa,
-            scale_exponent + s.integral_exponent[p] + shift,
+            scale_exponent + shift,
         )
 
 
