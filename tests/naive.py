@@ -11,6 +11,17 @@ from math import factorial
 import numpy as np
 
 
+def table_of(value, n_players):
+    """Tabulate ``value(set_of_players)`` by plain enumeration of bitmasks."""
+    return np.array(
+        [
+            value({i for i in range(n_players) if mask >> i & 1})
+            for mask in range(2**n_players)
+        ],
+        dtype=float,
+    )
+
+
 def product_game_table(a, b, weight=1.0):
     """All 2**d values v(S) = w prod_{S} a prod_{not S} b, indexed by bitmask."""
     d = len(a)

@@ -4,6 +4,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from naive import table_of
 
 from skshapley.games import (
     AxiomReport,
@@ -17,17 +18,6 @@ METHODS = ["factorial", "permutation", "moebius"]
 
 AND_GAME = [0.0, 0.0, 0.0, 10.0]
 REDUNDANT_GAME = [0.0, 8.0, 8.0, 8.0]
-
-
-def table_of(value, n_players):
-    """Tabulate ``value(set_of_players)`` by plain enumeration of bitmasks."""
-    return np.array(
-        [
-            value({i for i in range(n_players) if mask >> i & 1})
-            for mask in range(2**n_players)
-        ],
-        dtype=float,
-    )
 
 
 def squared_weight_game(weights):

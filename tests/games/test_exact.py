@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+from naive import table_of
 
 from skshapley.games import (
     game_table,
@@ -24,17 +25,6 @@ def random_table(n_players, seed):
     """A game with signed values of a random scale."""
     rng = np.random.default_rng(seed)
     return rng.normal(size=2**n_players) * rng.uniform(0.1, 100.0)
-
-
-def table_of(value, n_players):
-    """Tabulate ``value(set_of_players)`` by plain enumeration of bitmasks."""
-    return np.array(
-        [
-            value({i for i in range(n_players) if mask >> i & 1})
-            for mask in range(2**n_players)
-        ],
-        dtype=float,
-    )
 
 
 def callable_of(table):

@@ -44,7 +44,9 @@ def test_efficiency_dummy_symmetry(games):
     if d >= 3:
         a[:, -1], b[:, -1] = a[:, -2], b[:, -2]
     values = product_shapley(a, b, weights)
-    report = check_axioms(table(a, b, weights), values, d, tol=1e-9)
+    # Detection tolerance below the assertion tolerance: a player detected as
+    # (nearly) dummy or symmetric may only differ by less than we allow.
+    report = check_axioms(table(a, b, weights), values, d, tol=1e-13)
     atol = tolerance(a, b, weights)
     assert abs(report.efficiency_residual) <= atol
     assert report.dummy_max <= atol

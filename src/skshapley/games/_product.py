@@ -98,7 +98,7 @@ def product_shapley(
     if groups is not None:
         a, b, weight_exponents = _quotient_game(a, b, groups, n_jobs)
     if n_quadrature_points == "auto":
-        n_points = auto_n_points(a, b)
+        n_points = auto_n_points(a, b, effective_n_threads(n_jobs))
     else:
         n_points = np.full(len(a), n_quadrature_points, dtype=np.intp)
     return _game_values(

@@ -98,6 +98,14 @@ cdef void _release(_Scratch s) noexcept nogil:
     free(s.a_scaled)
 
 
+cdef inline double _block_sum(const double *terms) noexcept nogil:
+    """Sum of ``_BLOCK`` (= 8) terms as a tree: a short dependency chain."""
+    return (
+        ((terms[0] + terms[1]) + (terms[2] + terms[3]))
+        + ((terms[4] + terms[5]) + (terms[6] + terms[7]))
+    )
+
+
 cdef inline double _factor(_Scratch s, Py_ssize_t p, double t) noexcept nogil:
     """``f_p(t) = b_p + t (a_p - b_p)`` for the scaled factors of player ``p``."""
     return s.b_scaled[p] + t * (s.a_scaled[p] - s.b_scaled[p])
@@ -107,7 +115,6 @@ cdef void _node_products(
     _Scratch s,
     Py_ssize_t n,
     const double *nodes,
-    Py_ssize_t width,
     double *mantissa,
     int *exponent,
     int *n_zeros,
@@ -123,24 +130,24 @@ cdef void _node_products(
     cdef double f
     cdef bint small, safe = True
 
-    for k in range(width):
+    for k in range(_BLOCK):
         mantissa[k] = 1.0
         exponent[k] = 0
         n_zeros[k] = 0
         zero_at[k] = -1
     for p in range(n):
-        for k in range(width):
+        for k in range(_BLOCK):
             mantissa[k] = mantissa[k] * _factor(s, p, nodes[k])
-    for k in range(width):
+    for k in range(_BLOCK):
         safe = safe & (fabs(mantissa[k]) >= _SAFE)
     if safe:
         return
 
-    for k in range(width):
+    for k in range(_BLOCK):
         mantissa[k] = 1.0
     for p in range(n):
         small = False
-        for k in range(width):
+        for k in range(_BLOCK):
             f = _factor(s, p, nodes[k])
             if f == 0.0:
                 n_zeros[k] += 1
@@ -149,7 +156,7 @@ cdef void _node_products(
                 mantissa[k] = mantissa[k] * f
             small = small | (fabs(mantissa[k]) < _TINY)
         if small:
-            for k in range(width):
+            for k in range(_BLOCK):
                 _renormalize(&mantissa[k], &exponent[k])
 
 
@@ -158,10 +165,9 @@ cdef void _add_block(
     Py_ssize_t n,
     const double *nodes,
     const double *node_weights,
-    Py_ssize_t width,
     int *integral_exponent,
 ) noexcept nogil:
-    """Add ``width`` (<= _BLOCK) quadrature nodes' terms to the integrals.
+    """Add the terms of a block of ``_BLOCK`` quadrature nodes to the integrals.
 
     At each node, the product of the nonzero factors is formed once and each
     player's term ``prod_{j != i} f_j`` is that product divided by ``f_i``
@@ -180,16 +186,17 @@ cdef void _add_block(
     cdef Py_ssize_t p, k
     cdef double mantissa[_BLOCK]
     cdef double alone[_BLOCK]
+    cdef double terms[_BLOCK]
     cdef int exponent[_BLOCK]
     cdef int n_zeros[_BLOCK]
     cdef Py_ssize_t zero_at[_BLOCK]
-    cdef double f, total
+    cdef double f
     cdef int shift, block_exponent = 0
     cdef bint contributes = False, any_zero = False
 
-    _node_products(s, n, nodes, width, mantissa, exponent, n_zeros, zero_at)
+    _node_products(s, n, nodes, mantissa, exponent, n_zeros, zero_at)
 
-    for k in range(width):
+    for k in range(_BLOCK):
         if n_zeros[k] <= 1:
             mantissa[k] = node_weights[k] * frexp(mantissa[k], &shift)
             exponent[k] += shift
@@ -202,7 +209,7 @@ cdef void _add_block(
         for p in range(n):
             s.integral[p] = ldexp(s.integral[p], integral_exponent[0] - block_exponent)
         integral_exponent[0] = block_exponent
-    for k in range(width):
+    for k in range(_BLOCK):
         if n_zeros[k] <= 1:
             mantissa[k] = ldexp(mantissa[k], exponent[k] - integral_exponent[0])
         else:
@@ -214,18 +221,17 @@ cdef void _add_block(
 
     if not any_zero:
         for p in range(n):
-            total = 0.0
-            for k in range(width):
-                total = total + mantissa[k] / _factor(s, p, nodes[k])
-            s.integral[p] += total
+            for k in range(_BLOCK):
+                terms[k] = mantissa[k] / _factor(s, p, nodes[k])
+            s.integral[p] += _block_sum(terms)
         return
     for p in range(n):
-        total = 0.0
-        for k in range(width):
+        for k in range(_BLOCK):
             f = _factor(s, p, nodes[k])
-            total = total + mantissa[k] / (f + (f == 0.0))
-            total = total + (alone[k] if zero_at[k] == p else 0.0)
-        s.integral[p] += total
+            terms[k] = mantissa[k] / (f + (f == 0.0)) + (
+                alone[k] if zero_at[k] == p else 0.0
+            )
+        s.integral[p] += _block_sum(terms)
 
 
 cdef void _game_values(
@@ -241,7 +247,9 @@ cdef void _game_values(
     _Scratch s,
 ) noexcept nogil:
     """Add one game's values to ``out`` (length ``n_players``)."""
-    cdef Py_ssize_t j, p, q, n = 0
+    cdef Py_ssize_t j, k, p, q, n = 0
+    cdef double block_nodes[_BLOCK]
+    cdef double block_weights[_BLOCK]
     cdef int shift, scale_exponent = weight_exponent
     cdef double constant = 1.0, largest, mantissa
     cdef int constant_exponent = 0, integral_exponent = _UNSET
@@ -253,11 +261,15 @@ cdef void _game_values(
             largest = fabs(a[j]) if fabs(a[j]) > fabs(b[j]) else fabs(b[j])
             # Scale by a power of two so that 1/2 < max(|a|, |b|) <= 1: factors
             # of 1 (as in pure games) stay exactly 1.
-            if frexp(largest, &shift) == 0.5:
-                shift -= 1
-            s.a_scaled[n] = ldexp(a[j], -shift)
-            s.b_scaled[n] = ldexp(b[j], -shift)
-            scale_exponent += shift
+            if 0.5 < largest <= 1.0:
+                s.a_scaled[n] = a[j]
+                s.b_scaled[n] = b[j]
+            else:
+                if frexp(largest, &shift) == 0.5:
+                    shift -= 1
+                s.a_scaled[n] = ldexp(a[j], -shift)
+                s.b_scaled[n] = ldexp(b[j], -shift)
+                scale_exponent += shift
             s.players[n] = j
             n += 1
     if n == 0 or constant == 0.0 or weight == 0.0:
@@ -266,10 +278,13 @@ cdef void _game_values(
     for p in range(n):
         s.integral[p] = 0.0
     for q in range((n_nodes + _BLOCK - 1) // _BLOCK):
-        _add_block(
-            s, n, nodes + q * _BLOCK, node_weights + q * _BLOCK,
-            min(_BLOCK, n_nodes - q * _BLOCK), &integral_exponent,
-        )
+        # A short last block is padded with copies of its last node, weighted 0.
+        for k in range(_BLOCK):
+            block_nodes[k] = nodes[min(q * _BLOCK + k, n_nodes - 1)]
+            block_weights[k] = (
+                node_weights[q * _BLOCK + k] if q * _BLOCK + k < n_nodes else 0.0
+            )
+        _add_block(s, n, block_nodes, block_weights, &integral_exponent)
 
     _multiply(&constant, &constant_exponent, weight)
     constant = frexp(constant, &shift)
@@ -374,3 +389,31 @@ def group_factors(
             b_out[g, k] = ldexp(product_b, exponent_b - common)
             total = total + common
         exponents_out[g] = total
+
+
+def game_statistics(
+    const double[:, ::1] a,
+    const double[:, ::1] b,
+    Py_ssize_t[::1] n_moving,
+    double[::1] mean_gap,
+    int n_threads,
+):
+    """Per game: the number of non-dummy players and their mean scaled gap.
+
+    The gap of a player is ``|a - b| / max(|a|, |b|)`` (in [0, 2]); the
+    ``"auto"`` rule's error bound grows with the mean gap of the non-dummies.
+    """
+    cdef Py_ssize_t n_games = a.shape[0], n_players = a.shape[1]
+    cdef Py_ssize_t g, j, count
+    cdef double total, largest
+
+    for g in prange(n_games, nogil=True, num_threads=n_threads):
+        count = 0
+        total = 0.0
+        for j in range(n_players):
+            if a[g, j] != b[g, j]:
+                largest = fabs(a[g, j]) if fabs(a[g, j]) > fabs(b[g, j]) else fabs(b[g, j])
+                total = total + fabs(a[g, j] / largest - b[g, j] / largest)
+                count = count + 1
+        n_moving[g] = count
+        mean_gap[g] = total / count if count > 0 else 0.0

@@ -17,6 +17,7 @@ import numpy as np
 from scipy.special import roots_legendre
 
 from .._validation import check_count
+from . import _product_core
 
 # "auto" uses the exact rule while it needs at most this many points: below it
 # the exact rule costs next to nothing, above it the error bound saves work.
@@ -161,7 +162,7 @@ def check_n_quadrature_points(n_quadrature_points) -> None:
     )
 
 
-def auto_n_points(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def auto_n_points(a: np.ndarray, b: np.ndarray, n_threads: int = 1) -> np.ndarray:
     """The ``"auto"`` number of points for each game of a batch.
 
     The exact rule while it has at most ``EXACT_AUTO_LIMIT`` points; beyond
@@ -182,29 +183,28 @@ def auto_n_points(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     a, b : ndarray of shape (n_games, n_players)
-        The games' factors.
+        The games' factors, C-contiguous float64.
+    n_threads : int, default=1
+        OpenMP threads for the pass over the factors.
 
     Returns
     -------
     n_points : ndarray of shape (n_games,), dtype intp
     """
-    moving = a != b
-    n_moving = moving.sum(axis=1)
+    n_moving = np.empty(len(a), dtype=np.intp)
+    mean_gap = np.empty(len(a))
+    _product_core.game_statistics(a, b, n_moving, mean_gap, n_threads)
     n_points = np.maximum(1, (n_moving + 1) // 2)
     large = n_points > EXACT_AUTO_LIMIT
     if not large.any():
         return n_points
-    a, b, moving = a[large], b[large], moving[large]
-    scale = np.maximum(np.abs(a), np.abs(b))
-    scale[~moving] = 1.0
-    mean_q = np.abs(a / scale - b / scale).sum(axis=1) / n_moving[large]
 
     rho = np.exp(_LOG_RHO)
     growth = (rho + 1.0 / rho) / 4.0 - 0.5
     log_error = (
         np.log(64.0 / 15.0)
         - np.log(rho**2 - 1.0)
-        + n_moving[large, None] * np.log1p(mean_q[:, None] * growth)
+        + n_moving[large, None] * np.log1p(mean_gap[large, None] * growth)
         - np.log(AUTO_TOLERANCE)
     )
     needed = np.ceil(log_error / (2.0 * _LOG_RHO)).min(axis=1)
