@@ -1,0 +1,21 @@
+"""The benchmark scripts keep running (a smoke run; their timings are not checked)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = sorted((Path(__file__).parents[1] / "benchmarks").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", BENCHMARKS, ids=lambda path: path.stem)
+def test_benchmark_quick_run(path):
+    result = subprocess.run(
+        [sys.executable, str(path), "--quick", "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "skshapley" in result.stdout
