@@ -129,3 +129,84 @@ def exact_pure_shapley(a):
         integral = sum(c / (k + 1) for k, c in enumerate(coefficients))
         phi.append((a[i] - 1) * integral)
     return phi
+
+
+def route_left(table, node, x):
+    """Does the sample value ``x`` go left at ``node`` of a TreeEnsemble?"""
+    if np.isnan(x):
+        return bool(table.missing_left[node])
+    if table.is_categorical[node]:
+        if not (0 <= x < 256 and x == int(x)):
+            return False
+        word = table.category_bitset[node, int(x) // 32]
+        return bool((int(word) >> (int(x) % 32)) & 1)
+    return x <= table.threshold[node]
+
+
+def cast_inputs(table, X):
+    """The model's own input cast: float32 for scikit-learn's trees."""
+    X = np.asarray(X, dtype=np.float64)
+    return X.astype(np.float32).astype(np.float64) if table.float32_inputs else X
+
+
+def predict_ensemble(table, X):
+    """Raw outputs of a TreeEnsemble, one sample and one tree at a time."""
+    X = cast_inputs(table, X)
+    out = np.tile(table.base_offset, (len(X), 1))
+    for i, x in enumerate(X):
+        for root, first, width in zip(
+            table.roots, table.tree_output, table.tree_width, strict=True
+        ):
+            node = root
+            while table.left[node] >= 0:
+                go_left = route_left(table, node, x[table.feature[node]])
+                node = table.left[node] if go_left else table.right[node]
+            out[i, first : first + width] += table.value[node, :width]
+    return out
+
+
+def path_dependent_value(table, x, coalition):
+    """shap's path-dependent value function, by its recursive definition.
+
+    Features in ``coalition`` follow ``x``; at a split on any other feature
+    the two children are averaged with weights proportional to their cover.
+    """
+    out = np.array(table.base_offset, dtype=np.float64)
+
+    def expected(node):
+        if table.left[node] < 0:
+            return table.value[node]
+        left, right = table.left[node], table.right[node]
+        if table.feature[node] in coalition:
+            go_left = route_left(table, node, x[table.feature[node]])
+            return expected(left if go_left else right)
+        return (
+            table.cover[left] * expected(left) + table.cover[right] * expected(right)
+        ) / table.cover[node]
+
+    for root, first, width in zip(
+        table.roots, table.tree_output, table.tree_width, strict=True
+    ):
+        out[first : first + width] += expected(root)[:width]
+    return out
+
+
+def path_dependent_shapley(table, x):
+    """Shapley values of the path-dependent game by enumerating coalitions.
+
+    Returns an array of shape (n_features, n_outputs).
+    """
+    x = cast_inputs(table, x[None])[0]
+    d = table.n_features
+    tables = np.array(
+        [
+            path_dependent_value(
+                table, x, {j for j in range(d) if (mask >> j) & 1}
+            )
+            for mask in range(2**d)
+        ]
+    )
+    return np.stack(
+        [shapley_by_enumeration(tables[:, k], d) for k in range(table.n_outputs)],
+        axis=1,
+    )

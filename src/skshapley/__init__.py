@@ -1,12 +1,14 @@
 """skshapley: exact, stable Shapley-value feature attributions.
 
-The model-agnostic core lives in :mod:`skshapley.games`.
+The model-agnostic core lives in :mod:`skshapley.games`; explainers of
+fitted models are top-level names.
 """
 
 from importlib.metadata import version
 
 from . import games
+from .trees import TreeExplainer
 
 __version__ = version("skshapley")
 
-__all__ = ["__version__", "games"]
+__all__ = ["TreeExplainer", "__version__", "games"]

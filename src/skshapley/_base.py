@@ -1,0 +1,88 @@
+"""What every explainer shares: the input contract and the output frames.
+
+An explainer is a scikit-learn estimator wrapping a fitted ``model``: the
+constructor stores parameters, ``fit`` parses the model, ``explain`` returns
+a pandas DataFrame with one row per sample and one column per feature (or a
+``(output, feature)`` MultiIndex for several outputs).
+"""
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+
+
+class BaseExplainer(BaseEstimator):
+    """Input validation and output construction for the explainers.
+
+    Subclasses set ``feature_names_in_``, ``n_features_in_`` and
+    ``output_names_`` in ``fit``.
+    """
+
+    def _validate_X(self, X, *, allow_nan: bool, allow_inf: bool):
+        """``X`` as a float64 array in the model's column order, and its index.
+
+        DataFrame columns are matched by name; the caller's data is copied,
+        never modified.
+        """
+        if isinstance(X, pd.DataFrame):
+            index = X.index
+            columns = [str(column) for column in X.columns]
+            expected = list(self.feature_names_in_)
+            missing = [name for name in expected if name not in columns]
+            unknown = [name for name in columns if name not in expected]
+            if missing or unknown:
+                raise ValueError(
+                    "X's columns must be the model's features; "
+                    f"missing: {missing}, unknown: {unknown}."
+                )
+            X = X.set_axis(columns, axis=1)[expected]
+        else:
+            index = None
+        try:
+            array = np.array(X, dtype=np.float64, copy=True, order="C")
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                "X must be an array-like of numbers (categories as their codes)."
+            ) from exc
+        if array.ndim != 2 or array.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X must have shape (n_samples, {self.n_features_in_}), the "
+                f"model's number of features; got shape {array.shape}."
+            )
+        if not allow_nan and np.isnan(array).any():
+            raise ValueError(
+                "X contains NaN, and the model has no rule for missing values."
+            )
+        if not allow_inf and np.isinf(array).any():
+            raise ValueError("X contains infinity, which the model rejects.")
+        if index is None:
+            index = pd.RangeIndex(len(array))
+        return array, index
+
+    def _frame(self, values: np.ndarray, index) -> pd.DataFrame:
+        """A DataFrame of values of shape (n_samples, n_features, n_outputs)."""
+        n_samples, n_features, n_outputs = values.shape
+        if n_outputs == 1:
+            return pd.DataFrame(
+                values[:, :, 0], index=index, columns=list(self.feature_names_in_)
+            )
+        columns = pd.MultiIndex.from_product(
+            [list(self.output_names_), list(self.feature_names_in_)],
+            names=["output", "feature"],
+        )
+        flat = values.transpose(0, 2, 1).reshape(n_samples, n_outputs * n_features)
+        return pd.DataFrame(flat, index=index, columns=columns)
+
+    def _per_output(self, values: np.ndarray):
+        """A float for one output, else a Series indexed by output name."""
+        if len(values) == 1:
+            return float(values[0])
+        return pd.Series(values, index=list(self.output_names_), name="base value")
+
+
+def model_feature_names(model, n_features: int) -> np.ndarray:
+    """The names the model was fitted with, or ``x0, x1, ...``."""
+    names = getattr(model, "feature_names_in_", None)
+    if names is None:
+        names = [f"x{j}" for j in range(n_features)]
+    return np.asarray([str(name) for name in names], dtype=object)

@@ -1,0 +1,172 @@
+"""Parser for scikit-learn's HistGradientBoostingRegressor and -Classifier.
+
+What the predictors do (sklearn/ensemble/_hist_gradient_boosting/_predictor.pyx,
+``_predict_one_from_raw_data``), on the float64 columns the predictors see:
+
+* NaN follows ``missing_go_to_left``. For a feature without NaN in training,
+  the grower sets it to the child with more training samples, so copying the
+  flag reproduces predict-time routing exactly.
+* Numerical splits go left iff ``x <= num_threshold`` (float64; a threshold of
+  +inf is the "non-missing left, NaN right" split).
+* Categorical splits look up the category code in the node's row
+  ``bitset_idx`` of ``raw_left_cat_bitsets``: in it, left; else in the
+  feature's ``known_cat_bitsets`` row, right; else (unknown) by the missing
+  rule, like NaN and negative codes.
+
+Categorical features always pass through the model's ``_preprocessor``: a
+ColumnTransformer that puts the categorical columns first and encodes each
+with an OrdinalEncoder (unknown values become NaN, so they also follow the
+missing rule). The table routes on the original columns instead: its features
+are the original column indices, and its bitsets hold the raw category values,
+which must therefore be integers 0..255.
+
+Leaf values already include the learning rate (the grower's
+``_apply_shrinkage``).
+"""
+
+import numpy as np
+
+from ._table import BITSET_WORDS, concatenate_trees
+
+_RAW_OUTPUTS = {"IdentityLink": "value", "LogLink": "log", "LogitLink": "log-odds"}
+
+
+def parse_hist_gradient_boosting(model):
+    """Convert a fitted HistGradientBoosting model into a :class:`TreeEnsemble`.
+
+    Parameters
+    ----------
+    model : HistGradientBoostingRegressor or HistGradientBoostingClassifier
+        A fitted model. Tree ``k`` of each boosting iteration adds to raw
+        output ``k``: one output for regression and binary classification,
+        one per class for multiclass classification.
+
+    Returns
+    -------
+    TreeEnsemble
+        Routes rows of the model's original input columns (float64, NaN
+        allowed) exactly as ``model._raw_predict``; its raw output is
+        ``model._raw_predict(X)`` and its base offset
+        ``model._baseline_prediction``.
+
+    Raises
+    ------
+    TypeError
+        If a categorical feature has category values that are not integers
+        0..255 (e.g. strings), which the table's category bitsets cannot hold.
+    """
+    column_of, categories = _column_map(model)
+    known_cat_bitsets, f_idx_map = model._bin_mapper.make_known_categories_bitsets()
+    trees = []
+    for iteration in model._predictors:
+        for k, predictor in enumerate(iteration):
+            nodes = predictor.nodes
+            internal = nodes["is_leaf"] == 0
+            tree = {
+                "feature": np.where(internal, column_of[nodes["feature_idx"]], -1),
+                "threshold": nodes["num_threshold"],
+                "left": np.where(internal, nodes["left"].astype(np.intp), -1),
+                "right": np.where(internal, nodes["right"].astype(np.intp), -1),
+                "missing_left": nodes["missing_go_to_left"].copy(),
+                "is_categorical": internal & (nodes["is_categorical"] == 1),
+                "category_bitset": np.zeros((len(nodes), BITSET_WORDS), np.uint32),
+                # Cover: the node's training sample count (unweighted, even with
+                # sample_weight; hessian sums are not stored). It is what
+                # sklearn's own partial dependence and shap's TreeExplainer
+                # (node_sample_weight = count) use.
+                "cover": nodes["count"],
+                "value": np.where(internal, 0.0, nodes["value"])[:, None],
+                "output": k,
+            }
+            for u in np.flatnonzero(tree["is_categorical"]):
+                f = nodes["feature_idx"][u]
+                goes_left = [
+                    _in_bitset(predictor.raw_left_cat_bitsets[nodes["bitset_idx"][u]], c)
+                    or (
+                        nodes["missing_go_to_left"][u]
+                        and not _in_bitset(known_cat_bitsets[f_idx_map[f]], c)
+                    )
+                    for c in range(len(categories[f]))
+                ]
+                _set_categorical_node(tree, u, categories[f], goes_left)
+            trees.append(tree)
+
+    if hasattr(model, "classes_"):
+        classes = [str(c) for c in model.classes_]
+        output_names = tuple(classes[1:] if len(classes) == 2 else classes)
+    else:
+        output_names = ("target",)
+    return concatenate_trees(
+        trees,
+        base_offset=np.ravel(model._baseline_prediction),
+        n_features=model.n_features_in_,
+        float32_inputs=False,
+        allow_nan=True,
+        # Numerical columns accept ±inf; sklearn rejects inf in categorical
+        # columns (its OrdinalEncoder), where the table would treat it as an
+        # unknown category.
+        allow_inf=True,
+        output_names=output_names,
+        raw_output=_RAW_OUTPUTS.get(type(model._loss.link).__name__, "margin"),
+    )
+
+
+def _in_bitset(bitset, c):
+    return bool((int(bitset[c // 32]) >> (c % 32)) & 1)
+
+
+def _set_categorical_node(tree, u, category_values, goes_left):
+    """Write node ``u``'s split on raw category values into ``tree``.
+
+    In sklearn, NaN and every value outside ``category_values`` (unknown,
+    non-integral, out of range) follow the missing rule. The table sends such
+    values right (NaN by ``missing_left``), so the children are swapped if
+    the missing side is sklearn's left; the bitset then lists the known
+    values that go to the other child.
+    """
+    missing_left = bool(tree["missing_left"][u])
+    if missing_left:
+        tree["left"][u], tree["right"][u] = tree["right"][u], tree["left"][u]
+        tree["missing_left"][u] = 0
+    for value, left in zip(category_values, goes_left, strict=True):
+        if left != missing_left:
+            c = int(value)
+            tree["category_bitset"][u, c // 32] |= np.uint32(1 << (c % 32))
+
+
+def _column_map(model):
+    """Original column of each predictor feature, and its category values.
+
+    Returns ``column_of`` (intp array over the predictors' features) and
+    ``categories`` (per predictor feature: the raw value of each category
+    code, or None for numerical features).
+    """
+    n_features = model.n_features_in_
+    preprocessor = model._preprocessor
+    if preprocessor is None:
+        return np.arange(n_features), [None] * n_features
+
+    column_of = np.empty(n_features, dtype=np.intp)
+    for name, _, columns in preprocessor.transformers_:
+        column_of[preprocessor.output_indices_[name]] = np.arange(n_features)[columns]
+    categories = [None] * n_features
+    encoder = preprocessor.named_transformers_["encoder"]
+    start = preprocessor.output_indices_["encoder"].start
+    for i, values in enumerate(encoder.categories_):
+        column = column_of[start + i]
+        if values.dtype.kind not in "biuf":
+            raise TypeError(
+                f"Categorical feature {column} has non-numeric categories "
+                f"({values.dtype}); the tree table needs category values that "
+                "are integers 0..255."
+            )
+        values = values.astype(np.float64)
+        values = values[~np.isnan(values)]  # NaN is the last, code-less entry
+        if not np.all((values >= 0) & (values < 256) & (values == np.floor(values))):
+            raise TypeError(
+                f"Categorical feature {column} has category values outside the "
+                "integers 0..255, which the tree table's category bitsets cannot "
+                "hold; encode the categories as 0..255 before fitting."
+            )
+        categories[start + i] = values
+    return column_of, categories

@@ -1,0 +1,67 @@
+"""Which parser reads which model, by class name.
+
+Models are matched by the name of their class (and module), so that
+importing skshapley never imports an optional model library.
+"""
+
+from importlib import import_module
+
+from sklearn.utils.validation import check_is_fitted
+
+from ._table import TreeEnsemble
+
+# (module prefix, class name) -> (module of the parser, parser function)
+_PARSERS = {
+    **{
+        ("sklearn.", name): ("._sklearn", "parse_tree_or_forest")
+        for name in (
+            "DecisionTreeRegressor",
+            "DecisionTreeClassifier",
+            "ExtraTreeRegressor",
+            "ExtraTreeClassifier",
+            "RandomForestRegressor",
+            "RandomForestClassifier",
+            "ExtraTreesRegressor",
+            "ExtraTreesClassifier",
+        )
+    },
+    **{
+        ("sklearn.", name): ("._sklearn", "parse_gradient_boosting")
+        for name in ("GradientBoostingRegressor", "GradientBoostingClassifier")
+    },
+    **{
+        ("sklearn.", name): ("._hist_gradient_boosting", "parse_hist_gradient_boosting")
+        for name in ("HistGradientBoostingRegressor", "HistGradientBoostingClassifier")
+    },
+}
+
+SUPPORTED_MODELS = sorted(name for _, name in _PARSERS)
+
+
+def parse_model(model) -> TreeEnsemble:
+    """Parse a fitted tree ensemble into a :class:`TreeEnsemble`.
+
+    Raises
+    ------
+    TypeError
+        If the model is not a supported tree ensemble.
+    sklearn.exceptions.NotFittedError
+        If it is not fitted.
+    """
+    cls = type(model)
+    key = next(
+        (
+            key
+            for key in _PARSERS
+            if cls.__module__.startswith(key[0]) and cls.__name__ == key[1]
+        ),
+        None,
+    )
+    if key is None:
+        raise TypeError(
+            f"TreeExplainer does not support {cls.__module__}.{cls.__name__}. "
+            f"Supported models: {', '.join(SUPPORTED_MODELS)}."
+        )
+    check_is_fitted(model)
+    module, function = _PARSERS[key]
+    return getattr(import_module(module, __package__), function)(model)

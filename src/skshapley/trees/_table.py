@@ -1,0 +1,165 @@
+"""The library's own form of a fitted tree ensemble: plain arrays, one row per node.
+
+Parsers (one module per model library) turn a fitted model into a
+:class:`TreeEnsemble`; the compiled kernels and :class:`TreeExplainer` read
+nothing else, so no model object survives parsing.
+
+Routing, at an internal node ``u`` with feature ``f = feature[u]``, of a
+sample value ``x = X[i, f]`` (after the ensemble's input cast, see
+``float32_inputs``):
+
+* NaN goes to ``left[u]`` if ``missing_left[u]`` else to ``right[u]``;
+* on a categorical node (``is_categorical[u]``), ``x`` is a category code:
+  it goes left if ``0 <= x < 256``, ``x`` is integral and bit ``int(x)`` of
+  ``category_bitset[u]`` (8 words of 32 bits, word ``c // 32``, bit
+  ``c % 32``) is set, otherwise right;
+* otherwise ``x`` goes left if ``x <= threshold[u]``, else right.
+
+Every root-to-leaf path is a product game (see DESIGN.md): for each distinct
+feature ``j`` on the path, ``a_j(x)`` is 1 if ``x`` follows all of the path's
+splits on ``j`` and ``b_j`` is the product of the path's cover ratios
+``cover[child] / cover[parent]`` on ``j``; the game's weight is the leaf's
+value.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# Width of the category bitsets: 8 words of 32 bits, categories 0..255 (the
+# most HistGradientBoosting supports).
+BITSET_WORDS = 8
+
+
+@dataclass(frozen=True)
+class TreeEnsemble:
+    """A parsed tree ensemble (all trees' nodes in one table).
+
+    Attributes
+    ----------
+    feature : ndarray of shape (n_nodes,), dtype intp
+        Split feature of each internal node; -1 for leaves.
+    threshold : ndarray of shape (n_nodes,), dtype float64
+        Numerical split: go left iff ``x <= threshold``.
+    left, right : ndarray of shape (n_nodes,), dtype intp
+        Global indices of the children; -1 for leaves.
+    missing_left : ndarray of shape (n_nodes,), dtype uint8
+        1 if NaN goes left at this node, 0 if right.
+    is_categorical : ndarray of shape (n_nodes,), dtype uint8
+        1 if the split is on category codes via ``category_bitset``.
+    category_bitset : ndarray of shape (n_nodes, 8), dtype uint32
+        Categories (0..255) that go left at categorical nodes.
+    cover : ndarray of shape (n_nodes,), dtype float64
+        What the model records as the node's training mass (weighted sample
+        count, hessian sum); positive.
+    value : ndarray of shape (n_nodes, n_values), dtype float64
+        Leaf values, already multiplied by the tree's weight in the
+        ensemble (1/n_trees for forests, the learning rate for boosting);
+        ignored at internal nodes.
+    roots : ndarray of shape (n_trees,), dtype intp
+        Root node of each tree.
+    tree_output : ndarray of shape (n_trees,), dtype intp
+        First output a tree contributes to: its leaf values
+        ``value[:, :tree_width[t]]`` add to outputs ``tree_output[t]`` onward.
+    tree_width : ndarray of shape (n_trees,), dtype intp
+        Number of outputs each tree contributes to (at most ``n_values``).
+    base_offset : ndarray of shape (n_outputs,), dtype float64
+        Constant added to the raw output (boosting's initial prediction).
+    n_features : int
+        Number of input features the model was fitted on.
+    float32_inputs : bool
+        True if the model casts inputs to float32 before comparing
+        (scikit-learn's trees); False if it compares in float64.
+    allow_nan : bool
+        Whether the model accepts NaN inputs.
+    allow_inf : bool
+        Whether the model accepts infinite inputs.
+    output_names : tuple of str
+        Name of each output (a class label, "target 0", or "raw").
+    raw_output : str
+        What the outputs are: "value", "probability", "log-odds" or
+        "margin", for messages and reports.
+    """
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    missing_left: np.ndarray
+    is_categorical: np.ndarray
+    category_bitset: np.ndarray
+    cover: np.ndarray
+    value: np.ndarray
+    roots: np.ndarray
+    tree_output: np.ndarray
+    tree_width: np.ndarray
+    base_offset: np.ndarray
+    n_features: int
+    float32_inputs: bool
+    allow_nan: bool
+    allow_inf: bool
+    output_names: tuple
+    raw_output: str
+
+    @property
+    def n_outputs(self) -> int:
+        return len(self.base_offset)
+
+    @property
+    def n_trees(self) -> int:
+        return len(self.roots)
+
+
+def concatenate_trees(trees, **ensemble_fields) -> TreeEnsemble:
+    """Build a :class:`TreeEnsemble` from per-tree node arrays.
+
+    Parameters
+    ----------
+    trees : list of dict
+        One dict per tree with keys ``feature``, ``threshold``, ``left``,
+        ``right`` (local indices, -1 for leaves), ``missing_left``, ``cover``,
+        ``value`` (n_nodes, width), ``output`` (first output), and optionally
+        ``is_categorical`` and ``category_bitset``.
+    **ensemble_fields
+        ``base_offset``, ``n_features``, ``float32_inputs``, ``allow_nan``,
+        ``allow_inf``, ``output_names``, ``raw_output``.
+    """
+    offsets = np.cumsum([0] + [len(tree["feature"]) for tree in trees])
+    n_values = max(tree["value"].shape[1] for tree in trees)
+
+    def stacked(key, dtype, default=0):
+        columns = []
+        for tree in trees:
+            n_nodes = len(tree["feature"])
+            shape = (n_nodes, BITSET_WORDS) if key == "category_bitset" else n_nodes
+            columns.append(np.asarray(tree.get(key, np.full(shape, default)), dtype))
+        return np.concatenate(columns)
+
+    def children(key):
+        return np.concatenate(
+            [
+                np.where(tree[key] >= 0, tree[key] + offset, -1)
+                for tree, offset in zip(trees, offsets[:-1], strict=True)
+            ]
+        ).astype(np.intp)
+
+    value = np.zeros((offsets[-1], n_values))
+    for tree, offset in zip(trees, offsets[:-1], strict=True):
+        tree_value = np.asarray(tree["value"], dtype=np.float64)
+        value[offset : offset + len(tree_value), : tree_value.shape[1]] = tree_value
+    return TreeEnsemble(
+        feature=stacked("feature", np.intp),
+        threshold=stacked("threshold", np.float64),
+        left=children("left"),
+        right=children("right"),
+        missing_left=stacked("missing_left", np.uint8),
+        is_categorical=stacked("is_categorical", np.uint8),
+        category_bitset=stacked("category_bitset", np.uint32).reshape(-1, BITSET_WORDS),
+        cover=stacked("cover", np.float64),
+        value=value,
+        roots=offsets[:-1].astype(np.intp),
+        tree_output=np.array([tree["output"] for tree in trees], dtype=np.intp),
+        tree_width=np.array([tree["value"].shape[1] for tree in trees], dtype=np.intp),
+        base_offset=np.asarray(ensemble_fields.pop("base_offset"), dtype=np.float64),
+        **ensemble_fields,
+    )
