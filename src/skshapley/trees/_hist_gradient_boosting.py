@@ -80,15 +80,14 @@ def parse_hist_gradient_boosting(model):
             }
             for u in np.flatnonzero(tree["is_categorical"]):
                 f = nodes["feature_idx"][u]
-                goes_left = [
-                    _in_bitset(predictor.raw_left_cat_bitsets[nodes["bitset_idx"][u]], c)
-                    or (
-                        nodes["missing_go_to_left"][u]
-                        and not _in_bitset(known_cat_bitsets[f_idx_map[f]], c)
+                if categories[f] is None:
+                    raise TypeError(
+                        "Categorical splits on features that bypass the model's "
+                        "internal OrdinalEncoder are not supported."
                     )
-                    for c in range(len(categories[f]))
-                ]
-                _set_categorical_node(tree, u, categories[f], goes_left)
+                left_codes = predictor.raw_left_cat_bitsets[nodes["bitset_idx"][u]]
+                known_codes = known_cat_bitsets[f_idx_map[f]]
+                _set_categorical_node(tree, u, categories[f], left_codes, known_codes)
             trees.append(tree)
 
     if hasattr(model, "classes_"):
@@ -111,27 +110,35 @@ def parse_hist_gradient_boosting(model):
     )
 
 
-def _in_bitset(bitset, c):
-    return bool((int(bitset[c // 32]) >> (c % 32)) & 1)
+def _set_categorical_node(tree, u, category_values, left_codes, known_codes):
+    """Write node ``u``'s split, on the raw category values, into ``tree``.
 
-
-def _set_categorical_node(tree, u, category_values, goes_left):
-    """Write node ``u``'s split on raw category values into ``tree``.
-
-    In sklearn, NaN and every value outside ``category_values`` (unknown,
-    non-integral, out of range) follow the missing rule. The table sends such
-    values right (NaN by ``missing_left``), so the children are swapped if
-    the missing side is sklearn's left; the bitset then lists the known
-    values that go to the other child.
+    In sklearn, category code ``c`` (the raw value ``category_values[c]``)
+    goes left if it is in ``left_codes``, else right if it is in
+    ``known_codes``, else by the missing rule; NaN and every value outside
+    ``category_values`` (unknown, non-integral, out of range) follow the
+    missing rule. The table sends all those values right (NaN by
+    ``missing_left``), so if sklearn's missing side is left the children are
+    swapped; the bitset then lists the known values on the other side.
     """
     missing_left = bool(tree["missing_left"][u])
     if missing_left:
         tree["left"][u], tree["right"][u] = tree["right"][u], tree["left"][u]
         tree["missing_left"][u] = 0
-    for value, left in zip(category_values, goes_left, strict=True):
-        if left != missing_left:
-            c = int(value)
-            tree["category_bitset"][u, c // 32] |= np.uint32(1 << (c % 32))
+    for code, value in enumerate(category_values):
+        if _in_bitset(left_codes, code):
+            goes_left = True
+        elif _in_bitset(known_codes, code):
+            goes_left = False
+        else:
+            goes_left = missing_left
+        if goes_left != missing_left:
+            bit = int(value)
+            tree["category_bitset"][u, bit // 32] |= np.uint32(1 << (bit % 32))
+
+
+def _in_bitset(bitset, c):
+    return bool((int(bitset[c // 32]) >> (c % 32)) & 1)
 
 
 def _column_map(model):
@@ -142,7 +149,7 @@ def _column_map(model):
     code, or None for numerical features).
     """
     n_features = model.n_features_in_
-    preprocessor = model._preprocessor
+    preprocessor = getattr(model, "_preprocessor", None)
     if preprocessor is None:
         return np.arange(n_features), [None] * n_features
 

@@ -16,17 +16,23 @@ and ``Integral dg * H`` is added to ``phi_i``: summed over the edges on ``i``
 of each path, the ``dg`` telescope to that path's ``g_i``, so every path's
 game is counted exactly, in O(nodes * m) work for m quadrature points.
 
-Numerics: ``A`` is 0 or 1 and ``B`` in (0, 1], and the closed forms below
-never divide by a cover ratio: for ``A = 0``, ``g = -1 / (1 - t)`` and the
-factor ratio is the edge's cover ratio; for ``A = 1``,
-``g = (1 - B) / ((1 - t) B + t)``. Leaf products ``G(t) >= prod B (1 - t)^k``
+Numerics: ``A`` is 0 or 1 and ``B`` in (0, 1]; nothing is divided by a
+cover ratio. The divisions are by factors ``f = (1 - t) B + t A``: for
+``A = 1`` they are at least ``t``; for ``A = 0``, ``g = -B / ((1 - t) B)``
+is ``-1 / (1 - t)`` to rounding and the factor ratio is the edge's cover
+ratio, whatever the size of ``B``. Leaf products ``G(t) >= prod B (1 - t)^k``
 cannot underflow where the integrand matters.
 """
 
 from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport isnan
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy
+
+
+# Quadrature points are processed in lanes of this many; every tree's rule is
+# padded to a multiple of it with points of weight 0.
+cdef enum:
+    _LANES = 8
 
 
 cdef struct _Trees:
@@ -50,7 +56,9 @@ cdef struct _Walk:
     double *cover_product           # B_j per feature
     double *products                # G(t_k), one row of m per depth
     double *changes                 # dg(t_k), one row of m per depth
-    double *sums                    # H(t_k, output), one m * width block per depth
+    double *old_g                   # g(t_k) before the node's split, per depth
+    double *reciprocal              # 1 / f(t_k) before the node's split, per depth
+    double *sums                    # H(t_k, output) as [output][k], m * width per depth
     double *phi                     # the sample's values, (n_features, n_outputs)
     const double *nodes             # the tree's quadrature rule
     const double *weights
@@ -76,59 +84,68 @@ cdef inline bint _goes_left(const _Trees *trees, Py_ssize_t node, double x) noex
 cdef void _visit(
     const _Trees *trees, _Walk *walk, Py_ssize_t node, Py_ssize_t depth
 ) noexcept nogil:
-    """Fill the depth's ``sums`` for the subtree of ``node``; add to ``phi``."""
+    """Fill the depth's ``sums`` for the subtree of ``node``; add to ``phi``.
+
+    The arithmetic is the same whichever way the sample goes (``A`` enters as
+    0.0 or 1.0), so the branch predictor has nothing to guess. Quadrature
+    points come in lanes of ``_LANES`` (rules are padded with weight-0
+    points), so the inner loops have a fixed length the compiler unrolls.
+    """
     cdef Py_ssize_t m = walk.m, width = walk.width
-    cdef Py_ssize_t k, o, side, child, feature
+    cdef Py_ssize_t k, lane, o, side, child, feature
     cdef double *products = walk.products + depth * m
     cdef double *changes = walk.changes + depth * m
+    cdef double *old_g = walk.old_g + depth * m
+    cdef double *reciprocal = walk.reciprocal + depth * m
     cdef double *sums = walk.sums + depth * m * width
     cdef double *child_sums = sums + m * width
-    cdef const double *leaf
-    cdef double present, cover_product, new_present, new_cover, t, total
-    cdef double old_g, new_g, old_factor, new_factor
+    cdef const double *t = walk.nodes
+    cdef const double *w = walk.weights
+    cdef double present, cover_product, new_present, new_cover, factor, total, v
     cdef bint left_taken
 
     if trees.left[node] < 0:
-        leaf = trees.value + node * trees.value_stride
-        for k in range(m):
-            for o in range(width):
-                sums[k * width + o] = products[k] * leaf[o]
+        for o in range(width):
+            v = trees.value[node * trees.value_stride + o]
+            for lane in range(0, m // _LANES):
+                for k in range(lane * _LANES, lane * _LANES + _LANES):
+                    sums[o * m + k] = products[k] * v
         return
 
     feature = trees.feature[node]
     present = walk.present[feature]
     cover_product = walk.cover_product[feature]
     left_taken = _goes_left(trees, node, walk.x[feature])
+    for lane in range(0, m // _LANES):
+        for k in range(lane * _LANES, lane * _LANES + _LANES):
+            reciprocal[k] = 1.0 / ((1.0 - t[k]) * cover_product + t[k] * present)
+            old_g[k] = (present - cover_product) * reciprocal[k]
     for side in range(2):
         child = trees.left[node] if side == 0 else trees.right[node]
-        new_present = present if (side == 0) == left_taken else 0.0
         new_cover = cover_product * trees.cover_ratio[child]
-        for k in range(m):
-            t = walk.nodes[k]
-            if present == 0.0:
-                old_g = -1.0 / (1.0 - t)
-                new_g = old_g
-                products[m + k] = products[k] * trees.cover_ratio[child]
-            else:
-                old_factor = (1.0 - t) * cover_product + t
-                new_factor = (1.0 - t) * new_cover + t * new_present
-                old_g = (1.0 - cover_product) / old_factor
-                if new_present == 0.0:
-                    new_g = -1.0 / (1.0 - t)
-                else:
-                    new_g = (1.0 - new_cover) / new_factor
-                products[m + k] = products[k] * (new_factor / old_factor)
-            changes[k] = new_g - old_g
+        if new_cover == 0.0:  # a subtree without training mass weighs nothing
+            if side == 0:
+                for k in range(m * width):
+                    sums[k] = 0.0
+            continue
+        new_present = present * ((side == 0) == left_taken)
+        for lane in range(0, m // _LANES):
+            for k in range(lane * _LANES, lane * _LANES + _LANES):
+                factor = (1.0 - t[k]) * new_cover + t[k] * new_present
+                changes[k] = w[k] * ((new_present - new_cover) / factor - old_g[k])
+                products[m + k] = products[k] * factor * reciprocal[k]
         walk.present[feature] = new_present
         walk.cover_product[feature] = new_cover
         _visit(trees, walk, child, depth + 1)
         for o in range(width):
             total = 0.0
-            for k in range(m):
-                total = total + walk.weights[k] * changes[k] * child_sums[k * width + o]
+            for lane in range(0, m // _LANES):
+                for k in range(lane * _LANES, lane * _LANES + _LANES):
+                    total = total + changes[k] * child_sums[o * m + k]
             walk.phi[feature * walk.n_outputs + walk.output + o] += total
         if side == 0:
-            memcpy(sums, child_sums, m * width * sizeof(double))
+            for k in range(m * width):
+                sums[k] = child_sums[k]
         else:
             for k in range(m * width):
                 sums[k] += child_sums[k]
@@ -188,7 +205,9 @@ cdef void _explain_row(
     walk.cover_product = state + n_features
     walk.products = state + 2 * n_features
     walk.changes = walk.products + levels * m_max
-    walk.sums = walk.changes + levels * m_max
+    walk.old_g = walk.changes + levels * m_max
+    walk.reciprocal = walk.old_g + levels * m_max
+    walk.sums = walk.reciprocal + levels * m_max
     for j in range(n_features):
         walk.present[j] = 1.0
         walk.cover_product[j] = 1.0
@@ -231,7 +250,8 @@ def tree_shapley(
     ``out`` has shape (n_samples, n_features, n_outputs) and is zeroed by the
     caller. Tree ``t`` uses the rule ``rule_nodes[rule_start[t]:][:rule_size[t]]``
     (exact when it has ceil(D / 2) points for the tree's largest number D of
-    distinct features on a path); ``max_depth`` bounds every tree's depth.
+    distinct features on a path), padded to a multiple of ``_LANES`` points
+    with weight 0; ``max_depth`` bounds every tree's depth.
     """
     cdef _Trees trees = _trees(
         feature, left, right, threshold, cover_ratio, value, missing_left,
@@ -247,7 +267,8 @@ def tree_shapley(
         m_max = max(m_max, rule_size[tree])
     with nogil, parallel(num_threads=n_threads):
         state = <double *> malloc(
-            (2 * n_features + levels * m_max * (2 + width)) * sizeof(double)
+            (2 * n_features + levels * m_max * (4 + width))
+            * sizeof(double)
         )
         for i in prange(n_samples, schedule="dynamic"):
             if state == NULL:
@@ -360,3 +381,6 @@ def path_statistics(
                 top += 3
     free(seen)
     free(stack)
+
+
+LANES = _LANES
