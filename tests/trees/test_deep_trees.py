@@ -1,0 +1,56 @@
+"""Stability at depth: efficiency stays at rounding level on 100-level paths."""
+
+import numpy as np
+import pytest
+from naive import tree_shapley_by_paths
+from sklearn.tree import DecisionTreeRegressor
+
+from skshapley import TreeExplainer
+
+
+def caterpillar(n_features, rows_per_group=3, seed=0):
+    """Data on which a tree peels one group of rows off per level.
+
+    Each group of rows has its own one-hot feature and its own target, so
+    every split separates one group from the rest on a new feature: the tree
+    is a path of depth n_features - 1 over n_features distinct features.
+    """
+    rng = np.random.default_rng(seed)
+    group = np.repeat(np.arange(n_features), rows_per_group)
+    X = np.zeros((len(group), n_features))
+    X[np.arange(len(group)), group] = 1.0
+    return X, rng.normal(size=n_features)[group]
+
+
+@pytest.mark.parametrize("n_features", [60, 110, 150])
+def test_efficiency_on_deep_paths(n_features):
+    X, y = caterpillar(n_features)
+    model = DecisionTreeRegressor(random_state=0).fit(X, y)
+    assert model.get_depth() == n_features - 1
+    explainer = TreeExplainer(model).fit()
+    # ~100 distinct features on the deepest paths: ceil(D / 2) points.
+    assert explainer.n_quadrature_points_[0] == -(-(n_features - 1) // 2)
+    phi = explainer.explain(X).to_numpy()
+    raw = model.predict(X)
+    residual = np.abs(phi.sum(axis=1) + explainer.expected_value_ - raw)
+    # The bar of the issue is 1e-9 relative; we measure ~1e-15 (rounding in
+    # sums over ~150 nodes), where shap's TreeExplainer returns residuals of
+    # 1e3 at depth 80 and 1e12 at depth 110 on this data.
+    assert residual.max() <= 1e-12 * np.abs(raw).max()
+
+
+@pytest.mark.parametrize("n_features", [40, 110])
+def test_deep_paths_equal_the_path_games(n_features):
+    # The differential oracle: every root-to-leaf path's product game solved
+    # on its own, with NumPy's Gauss–Legendre rule (tests/naive.py).
+    X, y = caterpillar(n_features)
+    model = DecisionTreeRegressor(random_state=0).fit(X, y)
+    explainer = TreeExplainer(model).fit()
+    rows = X[:: n_features // 4]
+    phi = explainer.explain(rows).to_numpy()
+    expected = np.array(
+        [tree_shapley_by_paths(explainer.ensemble_, x)[:, 0] for x in rows]
+    )
+    # Both sum ~n_features products of ~n_features factors: a few hundred
+    # roundings of the targets' scale.
+    np.testing.assert_allclose(phi, expected, rtol=0, atol=1e-12 * np.abs(y).max())
