@@ -8,13 +8,17 @@ ratios; with ``f_j(t) = (1 - t) B_j + t A_j`` and ``G(t) = prod_j f_j(t)``,
     phi_i = sum over leaves l of  value_l * Integral_0^1 g_i(t) G_l(t) dt,
     g_i(t) = (A_i - B_i) / f_i(t).
 
-One depth-first walk per sample and tree evaluates all paths at once. Going
-down an edge that splits on feature ``i`` changes ``(A_i, B_i)``; ``G`` is
-updated by the ratio of the new and old factor, and the change ``dg`` of
-``g_i`` is kept. Going back up, the leaves' ``value * G`` are summed (``H``),
-and ``Integral dg * H`` is added to ``phi_i``: summed over the edges on ``i``
-of each path, the ``dg`` telescope to that path's ``g_i``, so every path's
-game is counted exactly, in O(nodes * m) work for m quadrature points.
+One depth-first walk per tree and block of samples evaluates all paths at
+once. Going down an edge that splits on feature ``i`` changes ``(A_i,
+B_i)``; ``G`` is updated by the ratio of the new and old factor, and the
+change ``dg`` of ``g_i`` is kept. Going back up, the leaves' ``value * G``
+are summed (``H``), and ``Integral dg * H`` is added to ``phi_i``: summed
+over the edges on ``i`` of each path, the ``dg`` telescope to that path's
+``g_i``, so every path's game is counted exactly, in O(nodes * m) work for m
+quadrature points. ``B`` depends on the path only, so everything that
+involves a division is computed once per node for the whole block; each
+sample then only picks one of three cases (``A`` was already 0; ``A`` is 1
+and the sample follows the edge; or it leaves it) and multiplies.
 
 Numerics: ``A`` is 0 or 1 and ``B`` in (0, 1]; nothing is divided by a
 cover ratio. The divisions are by factors ``f = (1 - t) B + t A``: for
@@ -49,23 +53,31 @@ cdef struct _Trees:
     Py_ssize_t value_stride
 
 
+# Samples explained together in one walk of a tree.
+cdef enum:
+    _BLOCK_ROWS = 16
+
+
 cdef struct _Walk:
-    # One sample's walk through one tree; buffers belong to the thread.
-    const double *x                 # the sample's features
-    double *present                 # A_j per feature
-    double *cover_product           # B_j per feature
-    double *products                # G(t_k), one row of m per depth
-    double *changes                 # dg(t_k), one row of m per depth
-    double *old_g                   # g(t_k) before the node's split, per depth
-    double *reciprocal              # 1 / f(t_k) before the node's split, per depth
-    double *sums                    # H(t_k, output) as [output][k], m * width per depth
-    double *phi                     # the sample's values, (n_features, n_outputs)
+    # One walk of one tree for a block of samples; buffers belong to the thread.
+    const double *X                 # the block's rows, (block, n_features)
+    double *phi                     # their values, (block, n_features, n_outputs)
+    Py_ssize_t block
+    Py_ssize_t n_features
+    Py_ssize_t n_outputs
+    double *present                 # A_j, (block, n_features)
+    double *cover_product           # B_j, (n_features,): the same for all samples
+    double *products                # G(t_k), (levels, block, m)
+    double *sums                    # H(t_k, output), (levels, block, width, m)
+    double *cases                   # per level: 1/f, g before, 3 ratios, 3 dg, (8, m)
+    double *was_present             # A before the node's split, (levels, block)
+    unsigned char *case_of          # the case of each sample, (levels, block)
+    unsigned char *went_left        # the routing of each sample, (levels, block)
     const double *nodes             # the tree's quadrature rule
     const double *weights
     Py_ssize_t m
     Py_ssize_t width                # outputs of this tree
     Py_ssize_t output               # its first output
-    Py_ssize_t n_outputs
 
 
 cdef inline bint _goes_left(const _Trees *trees, Py_ssize_t node, double x) noexcept nogil:
@@ -84,72 +96,106 @@ cdef inline bint _goes_left(const _Trees *trees, Py_ssize_t node, double x) noex
 cdef void _visit(
     const _Trees *trees, _Walk *walk, Py_ssize_t node, Py_ssize_t depth
 ) noexcept nogil:
-    """Fill the depth's ``sums`` for the subtree of ``node``; add to ``phi``.
+    """Fill the level's ``sums`` for the subtree of ``node``; add to ``phi``.
 
-    The arithmetic is the same whichever way the sample goes (``A`` enters as
-    0.0 or 1.0), so the branch predictor has nothing to guess. Quadrature
-    points come in lanes of ``_LANES`` (rules are padded with weight-0
-    points), so the inner loops have a fixed length the compiler unrolls.
+    Per sample, the work is a few multiplications per quadrature point;
+    quadrature points come in lanes of ``_LANES`` (rules are padded with
+    weight-0 points) so the inner loops have a fixed length.
     """
-    cdef Py_ssize_t m = walk.m, width = walk.width
-    cdef Py_ssize_t k, lane, o, side, child, feature
-    cdef double *products = walk.products + depth * m
-    cdef double *changes = walk.changes + depth * m
-    cdef double *old_g = walk.old_g + depth * m
-    cdef double *reciprocal = walk.reciprocal + depth * m
-    cdef double *sums = walk.sums + depth * m * width
-    cdef double *child_sums = sums + m * width
+    cdef Py_ssize_t m = walk.m, width = walk.width, block = walk.block
+    cdef Py_ssize_t k, lane, o, s, side, child, feature, case
+    cdef double *products = walk.products + depth * block * m
+    cdef double *child_products = products + block * m
+    cdef double *sums = walk.sums + depth * block * width * m
+    cdef double *child_sums = sums + block * width * m
+    cdef double *cases = walk.cases + depth * 8 * m
+    cdef double *reciprocal = cases
+    cdef double *old_g = cases + m
+    cdef double *ratios = cases + 2 * m      # case 0, 1, 2
+    cdef double *changes = cases + 5 * m     # case 0, 1, 2
+    cdef double *was_present = walk.was_present + depth * block
+    cdef unsigned char *case_of = walk.case_of + depth * block
+    cdef unsigned char *went_left = walk.went_left + depth * block
     cdef const double *t = walk.nodes
     cdef const double *w = walk.weights
-    cdef double present, cover_product, new_present, new_cover, factor, total, v
-    cdef bint left_taken
+    cdef double cover_product, new_cover, ratio, factor, total, v
+    cdef double *row
+    cdef const double *source
 
     if trees.left[node] < 0:
-        for o in range(width):
-            v = trees.value[node * trees.value_stride + o]
-            for lane in range(0, m // _LANES):
-                for k in range(lane * _LANES, lane * _LANES + _LANES):
-                    sums[o * m + k] = products[k] * v
+        for s in range(block):
+            for o in range(width):
+                v = trees.value[node * trees.value_stride + o]
+                row = sums + (s * width + o) * m
+                source = products + s * m
+                for lane in range(0, m // _LANES):
+                    for k in range(lane * _LANES, lane * _LANES + _LANES):
+                        row[k] = source[k] * v
         return
 
     feature = trees.feature[node]
-    present = walk.present[feature]
     cover_product = walk.cover_product[feature]
-    left_taken = _goes_left(trees, node, walk.x[feature])
+    for s in range(block):
+        was_present[s] = walk.present[s * walk.n_features + feature]
+        went_left[s] = _goes_left(
+            trees, node, walk.X[s * walk.n_features + feature]
+        )
     for lane in range(0, m // _LANES):
         for k in range(lane * _LANES, lane * _LANES + _LANES):
-            reciprocal[k] = 1.0 / ((1.0 - t[k]) * cover_product + t[k] * present)
-            old_g[k] = (present - cover_product) * reciprocal[k]
+            reciprocal[k] = 1.0 / ((1.0 - t[k]) * cover_product + t[k])
+            old_g[k] = (1.0 - cover_product) * reciprocal[k]
     for side in range(2):
         child = trees.left[node] if side == 0 else trees.right[node]
-        new_cover = cover_product * trees.cover_ratio[child]
+        ratio = trees.cover_ratio[child]
+        new_cover = cover_product * ratio
         if new_cover == 0.0:  # a subtree without training mass weighs nothing
             if side == 0:
-                for k in range(m * width):
+                for k in range(block * width * m):
                     sums[k] = 0.0
             continue
-        new_present = present * ((side == 0) == left_taken)
+        # Case 0: A was 0 (g stays -1 / (1 - t), the factor scales by the
+        # ratio); case 1: A stays 1; case 2: A becomes 0.
         for lane in range(0, m // _LANES):
             for k in range(lane * _LANES, lane * _LANES + _LANES):
-                factor = (1.0 - t[k]) * new_cover + t[k] * new_present
-                changes[k] = w[k] * ((new_present - new_cover) / factor - old_g[k])
-                products[m + k] = products[k] * factor * reciprocal[k]
-        walk.present[feature] = new_present
-        walk.cover_product[feature] = new_cover
-        _visit(trees, walk, child, depth + 1)
-        for o in range(width):
-            total = 0.0
+                factor = (1.0 - t[k]) * new_cover + t[k]
+                ratios[k] = ratio
+                ratios[m + k] = factor * reciprocal[k]
+                ratios[2 * m + k] = (1.0 - t[k]) * new_cover * reciprocal[k]
+                changes[k] = 0.0
+                changes[m + k] = w[k] * ((1.0 - new_cover) / factor - old_g[k])
+                changes[2 * m + k] = w[k] * (-1.0 / (1.0 - t[k]) - old_g[k])
+        for s in range(block):
+            case = 0 if was_present[s] == 0.0 else (
+                1 if (side == 0) == went_left[s] else 2
+            )
+            case_of[s] = case
+            walk.present[s * walk.n_features + feature] = 1.0 if case == 1 else 0.0
+            row = child_products + s * m
+            source = products + s * m
             for lane in range(0, m // _LANES):
                 for k in range(lane * _LANES, lane * _LANES + _LANES):
-                    total = total + changes[k] * child_sums[o * m + k]
-            walk.phi[feature * walk.n_outputs + walk.output + o] += total
+                    row[k] = source[k] * ratios[case * m + k]
+        walk.cover_product[feature] = new_cover
+        _visit(trees, walk, child, depth + 1)
+        for s in range(block):
+            source = changes + case_of[s] * m
+            for o in range(width):
+                row = child_sums + (s * width + o) * m
+                total = 0.0
+                for lane in range(0, m // _LANES):
+                    for k in range(lane * _LANES, lane * _LANES + _LANES):
+                        total = total + source[k] * row[k]
+                walk.phi[
+                    (s * walk.n_features + feature) * walk.n_outputs + walk.output + o
+                ] += total
         if side == 0:
-            for k in range(m * width):
+            for k in range(block * width * m):
                 sums[k] = child_sums[k]
         else:
-            for k in range(m * width):
+            for k in range(block * width * m):
                 sums[k] += child_sums[k]
-    walk.present[feature] = present
+    for s in range(block):
+        walk.present[s * walk.n_features + feature] = was_present[s]
     walk.cover_product[feature] = cover_product
 
 
@@ -178,15 +224,17 @@ cdef _Trees _trees(
     return trees
 
 
-cdef void _explain_row(
+cdef void _explain_block(
     const _Trees *trees,
     double *state,
-    const double *x,
+    const double *X,
     double *phi,
+    Py_ssize_t block,
     Py_ssize_t n_features,
     Py_ssize_t n_outputs,
     Py_ssize_t levels,
     Py_ssize_t m_max,
+    Py_ssize_t width_max,
     const Py_ssize_t[::1] roots,
     const Py_ssize_t[::1] tree_output,
     const Py_ssize_t[::1] tree_width,
@@ -195,21 +243,25 @@ cdef void _explain_row(
     const Py_ssize_t[::1] rule_start,
     const Py_ssize_t[::1] rule_size,
 ) noexcept nogil:
-    """Add one sample's values over all trees to ``phi``; ``state`` is scratch."""
+    """Add a block of samples' values over all trees to ``phi``."""
     cdef _Walk walk
     cdef Py_ssize_t j, tree
-    walk.x = x
+    walk.X = X
     walk.phi = phi
+    walk.block = block
+    walk.n_features = n_features
     walk.n_outputs = n_outputs
     walk.present = state
-    walk.cover_product = state + n_features
-    walk.products = state + 2 * n_features
-    walk.changes = walk.products + levels * m_max
-    walk.old_g = walk.changes + levels * m_max
-    walk.reciprocal = walk.old_g + levels * m_max
-    walk.sums = walk.reciprocal + levels * m_max
-    for j in range(n_features):
+    walk.cover_product = walk.present + _BLOCK_ROWS * n_features
+    walk.products = walk.cover_product + n_features
+    walk.sums = walk.products + levels * _BLOCK_ROWS * m_max
+    walk.cases = walk.sums + levels * _BLOCK_ROWS * width_max * m_max
+    walk.was_present = walk.cases + levels * 8 * m_max
+    walk.case_of = <unsigned char *> (walk.was_present + levels * _BLOCK_ROWS)
+    walk.went_left = walk.case_of + levels * _BLOCK_ROWS
+    for j in range(block * n_features):
         walk.present[j] = 1.0
+    for j in range(n_features):
         walk.cover_product[j] = 1.0
     for tree in range(roots.shape[0]):
         walk.m = rule_size[tree]
@@ -217,7 +269,7 @@ cdef void _explain_row(
         walk.weights = &rule_weights[rule_start[tree]]
         walk.width = tree_width[tree]
         walk.output = tree_output[tree]
-        for j in range(walk.m):
+        for j in range(block * walk.m):
             walk.products[j] = 1.0
         _visit(trees, &walk, roots[tree], 0)
 
@@ -259,24 +311,31 @@ def tree_shapley(
     )
     cdef Py_ssize_t n_samples = X.shape[0], n_features = X.shape[1]
     cdef Py_ssize_t n_outputs = out.shape[2], width = value.shape[1]
-    cdef Py_ssize_t m_max = 1, levels = max_depth + 2
-    cdef Py_ssize_t i, tree
+    cdef Py_ssize_t m_max = _LANES, levels = max_depth + 2
+    cdef Py_ssize_t n_blocks = (n_samples + _BLOCK_ROWS - 1) // _BLOCK_ROWS
+    cdef Py_ssize_t b, first, tree
     cdef double *state = NULL
 
     for tree in range(rule_size.shape[0]):
         m_max = max(m_max, rule_size[tree])
     with nogil, parallel(num_threads=n_threads):
         state = <double *> malloc(
-            (2 * n_features + levels * m_max * (4 + width))
-            * sizeof(double)
+            (
+                (_BLOCK_ROWS + 1) * n_features
+                + levels * m_max * (_BLOCK_ROWS * (1 + width) + 8)
+                + levels * _BLOCK_ROWS * 2
+            ) * sizeof(double)
         )
-        for i in prange(n_samples, schedule="dynamic"):
+        for b in prange(n_blocks, schedule="dynamic"):
             if state == NULL:
                 out_of_memory[0] = 1
                 continue
-            _explain_row(
-                &trees, state, &X[i, 0], &out[i, 0, 0], n_features, n_outputs,
-                levels, m_max, roots, tree_output, tree_width,
+            first = b * _BLOCK_ROWS
+            _explain_block(
+                &trees, state, &X[first, 0], &out[first, 0, 0],
+                min(<Py_ssize_t> _BLOCK_ROWS, n_samples - first),
+                n_features, n_outputs, levels, m_max, width,
+                roots, tree_output, tree_width,
                 rule_nodes, rule_weights, rule_start, rule_size,
             )
         free(state)
