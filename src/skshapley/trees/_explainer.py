@@ -6,7 +6,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseExplainer, model_feature_names
 from .._threads import effective_n_threads
-from ..games._quadrature import check_n_quadrature_points, exact_n_points, gauss_legendre
+from ..games._quadrature import (
+    check_n_quadrature_points,
+    exact_n_points,
+    gauss_legendre,
+)
 from . import _tree_core
 from ._parsers import parse_model
 
@@ -268,8 +272,8 @@ def _padded_rules(n_points: np.ndarray) -> tuple[np.ndarray, ...]:
     weights = np.zeros(padded.sum())
     offsets = np.concatenate([[0], np.cumsum(padded)])
     for size, offset in zip(sizes, offsets[:-1], strict=True):
-        nodes[offset : offset + size], weights[offset : offset + size] = (
-            gauss_legendre(int(size))
+        nodes[offset : offset + size], weights[offset : offset + size] = gauss_legendre(
+            int(size)
         )
     start = offsets[:-1][inverse].astype(np.intp)
     return nodes, weights, start, padded[inverse].astype(np.intp)

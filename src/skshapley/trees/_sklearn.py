@@ -17,7 +17,9 @@ def _tree_arrays(tree_, value, output=0) -> dict:
         "threshold": tree_.threshold,
         "left": tree_.children_left,
         "right": tree_.children_right,
-        "missing_left": getattr(tree_, "missing_go_to_left", np.zeros(tree_.node_count)),
+        "missing_left": getattr(
+            tree_, "missing_go_to_left", np.zeros(tree_.node_count)
+        ),
         "cover": tree_.weighted_n_node_samples,
         "value": value,
         "output": output,
