@@ -93,6 +93,14 @@ cdef inline bint _goes_left(const _Trees *trees, Py_ssize_t node, double x) noex
     return x <= trees.threshold[node]
 
 
+cdef inline double _lane_sum(const double *terms) noexcept nogil:
+    """Sum of ``_LANES`` (= 8) terms as a tree: a short dependency chain."""
+    return (
+        ((terms[0] + terms[1]) + (terms[2] + terms[3]))
+        + ((terms[4] + terms[5]) + (terms[6] + terms[7]))
+    )
+
+
 cdef void _visit(
     const _Trees *trees, _Walk *walk, Py_ssize_t node, Py_ssize_t depth
 ) noexcept nogil:
@@ -118,7 +126,8 @@ cdef void _visit(
     cdef unsigned char *went_left = walk.went_left + depth * block
     cdef const double *t = walk.nodes
     cdef const double *w = walk.weights
-    cdef double cover_product, new_cover, ratio, factor, total, v
+    cdef double cover_product, new_cover, ratio, factor, v
+    cdef double partial[_LANES]
     cdef double *row
     cdef const double *source
 
@@ -178,16 +187,19 @@ cdef void _visit(
         walk.cover_product[feature] = new_cover
         _visit(trees, walk, child, depth + 1)
         for s in range(block):
+            if case_of[s] == 0:
+                continue  # g did not change: nothing to add
             source = changes + case_of[s] * m
             for o in range(width):
                 row = child_sums + (s * width + o) * m
-                total = 0.0
-                for lane in range(0, m // _LANES):
-                    for k in range(lane * _LANES, lane * _LANES + _LANES):
-                        total = total + source[k] * row[k]
+                for k in range(_LANES):
+                    partial[k] = source[k] * row[k]
+                for lane in range(1, m // _LANES):
+                    for k in range(_LANES):
+                        partial[k] += source[lane * _LANES + k] * row[lane * _LANES + k]
                 walk.phi[
                     (s * walk.n_features + feature) * walk.n_outputs + walk.output + o
-                ] += total
+                ] += _lane_sum(partial)
         if side == 0:
             for k in range(block * width * m):
                 sums[k] = child_sums[k]
