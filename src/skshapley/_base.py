@@ -14,8 +14,8 @@ from sklearn.base import BaseEstimator
 class BaseExplainer(BaseEstimator):
     """Input validation and output construction for the explainers.
 
-    Subclasses set ``feature_names_in_``, ``n_features_in_`` and
-    ``output_names_`` in ``fit``.
+    Subclasses set ``feature_names_in_``, ``n_features_in_``,
+    ``output_names_`` and ``_columns_by_name`` in ``fit``.
     """
 
     def _validate_X(self, X, *, allow_nan: bool, allow_inf: bool):
@@ -24,7 +24,9 @@ class BaseExplainer(BaseEstimator):
         DataFrame columns are matched by name; the caller's data is copied,
         never modified.
         """
-        if isinstance(X, pd.DataFrame):
+        if isinstance(X, pd.DataFrame) and not self._columns_by_name:
+            index = X.index  # the model knows no names: columns by position
+        elif isinstance(X, pd.DataFrame):
             index = X.index
             columns = [str(column) for column in X.columns]
             expected = list(self.feature_names_in_)
@@ -59,6 +61,15 @@ class BaseExplainer(BaseEstimator):
             index = pd.RangeIndex(len(array))
         return array, index
 
+    def __sklearn_clone__(self):
+        """A new unfitted explainer of the same (fitted) model.
+
+        ``sklearn.base.clone`` would otherwise clone the wrapped model into
+        an unfitted copy; the model is what is explained, not a
+        hyperparameter to refit.
+        """
+        return type(self)(**self.get_params(deep=False))
+
     def _frame(self, values: np.ndarray, index) -> pd.DataFrame:
         """A DataFrame of values of shape (n_samples, n_features, n_outputs)."""
         n_samples, n_features, n_outputs = values.shape
@@ -80,9 +91,13 @@ class BaseExplainer(BaseEstimator):
         return pd.Series(values, index=list(self.output_names_), name="base value")
 
 
-def model_feature_names(model, n_features: int) -> np.ndarray:
-    """The names the model was fitted with, or ``x0, x1, ...``."""
+def model_feature_names(model, n_features: int) -> tuple[np.ndarray, bool]:
+    """The names the model was fitted with, or ``x0, x1, ...``.
+
+    Also says whether the names are the model's own, so that DataFrame
+    columns are matched by name (else by position, as scikit-learn does).
+    """
     names = getattr(model, "feature_names_in_", None)
     if names is None:
-        names = [f"x{j}" for j in range(n_features)]
-    return np.asarray([str(name) for name in names], dtype=object)
+        return np.asarray([f"x{j}" for j in range(n_features)], dtype=object), False
+    return np.asarray([str(name) for name in names], dtype=object), True

@@ -140,7 +140,9 @@ class TreeExplainer(BaseExplainer):
         self._rules = _padded_rules(n_points)
         self._max_depth = int(depth.max())
         self._cover_ratio = _cover_ratios(ensemble)
-        self.feature_names_in_ = model_feature_names(self.model, ensemble.n_features)
+        self.feature_names_in_, self._columns_by_name = model_feature_names(
+            self.model, ensemble.n_features
+        )
         self.n_features_in_ = ensemble.n_features
         self.output_names_ = ensemble.output_names
         self.raw_output_ = ensemble.raw_output
