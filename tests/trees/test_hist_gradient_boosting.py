@@ -118,8 +118,8 @@ def assert_matches_model(table, model, X):
     [
         ("regressor", "value", ("target",)),
         ("poisson", "log", ("target",)),
-        ("binary", "log-odds", ("True",)),
-        ("multiclass", "margin", ("0", "1", "2", "3")),
+        ("binary", "log-odds", (True,)),
+        ("multiclass", "margin", (0, 1, 2, 3)),
     ],
 )
 @pytest.mark.parametrize("categorical", [True, False])

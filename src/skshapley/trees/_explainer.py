@@ -55,9 +55,9 @@ class TreeExplainer(BaseExplainer):
     expected_value_ : float or pandas.Series
         The base value ``v(∅)``: the cover-weighted mean of the leaves' raw
         outputs (plus boosting's initial prediction); one per output.
-    output_names_ : tuple of str
-        The outputs: class labels for classifiers' probabilities or scores,
-        ``"target"`` for regressors.
+    output_names_ : tuple
+        The outputs: class labels (as the model has them) for classifiers'
+        probabilities or scores, ``"target"`` for regressors.
     raw_output_ : str
         What is explained: ``"value"``, ``"probability"``, ``"log-odds"``,
         ``"margin"`` (or the link space of a regression loss).

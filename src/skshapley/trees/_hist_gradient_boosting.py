@@ -91,7 +91,7 @@ def parse_hist_gradient_boosting(model):
             trees.append(tree)
 
     if hasattr(model, "classes_"):
-        classes = [str(c) for c in model.classes_]
+        classes = model.classes_.tolist()
         output_names = tuple(classes[1:] if len(classes) == 2 else classes)
     else:
         output_names = ("target",)

@@ -33,7 +33,7 @@ def _common_fields(model, raw_output, output_names, base_offset) -> dict:
         "float32_inputs": True,
         "allow_nan": model.__sklearn_tags__().input_tags.allow_nan,
         "allow_inf": False,
-        "output_names": tuple(str(name) for name in output_names),
+        "output_names": tuple(np.asarray(output_names).tolist()),
         "raw_output": raw_output,
     }
 

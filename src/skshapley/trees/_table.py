@@ -74,8 +74,8 @@ class TreeEnsemble:
         Whether the model accepts NaN inputs.
     allow_inf : bool
         Whether the model accepts infinite inputs.
-    output_names : tuple of str
-        Name of each output (a class label, "target 0", or "raw").
+    output_names : tuple
+        Name of each output: a class label, "target" or "target k".
     raw_output : str
         What the outputs are: "value", "probability", "log-odds" or
         "margin", for messages and reports.
