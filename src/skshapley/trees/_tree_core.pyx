@@ -28,9 +28,17 @@ ratio, whatever the size of ``B``. Leaf products ``G(t) >= prod B (1 - t)^k``
 cannot underflow where the integrand matters.
 """
 
-from cython.parallel cimport parallel, prange, threadid
+from cython.parallel cimport parallel, prange
 from libc.math cimport isnan
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
+
+
+cdef extern from "_lanes.h" nogil:
+    void lanes_multiply(double *out, const double *a, const double *b, Py_ssize_t n)
+    void lanes_scale(double *out, const double *a, double c, Py_ssize_t n)
+    void lanes_add(double *out, const double *a, Py_ssize_t n)
+    double lanes_dot(const double *a, const double *b, Py_ssize_t n)
 
 
 # Quadrature points are processed in lanes of this many; every tree's rule is
@@ -55,7 +63,7 @@ cdef struct _Trees:
 
 # Samples explained together in one walk of a tree.
 cdef enum:
-    _BLOCK_ROWS = 16
+    _BLOCK_ROWS = 32
 
 
 cdef struct _Walk:
@@ -93,14 +101,6 @@ cdef inline bint _goes_left(const _Trees *trees, Py_ssize_t node, double x) noex
     return x <= trees.threshold[node]
 
 
-cdef inline double _lane_sum(const double *terms) noexcept nogil:
-    """Sum of ``_LANES`` (= 8) terms as a tree: a short dependency chain."""
-    return (
-        ((terms[0] + terms[1]) + (terms[2] + terms[3]))
-        + ((terms[4] + terms[5]) + (terms[6] + terms[7]))
-    )
-
-
 cdef void _visit(
     const _Trees *trees, _Walk *walk, Py_ssize_t node, Py_ssize_t depth
 ) noexcept nogil:
@@ -126,20 +126,15 @@ cdef void _visit(
     cdef unsigned char *went_left = walk.went_left + depth * block
     cdef const double *t = walk.nodes
     cdef const double *w = walk.weights
-    cdef double cover_product, new_cover, ratio, factor, v
-    cdef double partial[_LANES]
-    cdef double *row
-    cdef const double *source
+    cdef double cover_product, new_cover, ratio, factor
 
     if trees.left[node] < 0:
         for s in range(block):
             for o in range(width):
-                v = trees.value[node * trees.value_stride + o]
-                row = sums + (s * width + o) * m
-                source = products + s * m
-                for lane in range(0, m // _LANES):
-                    for k in range(lane * _LANES, lane * _LANES + _LANES):
-                        row[k] = source[k] * v
+                lanes_scale(
+                    sums + (s * width + o) * m, products + s * m,
+                    trees.value[node * trees.value_stride + o], m,
+                )
         return
 
     feature = trees.feature[node]
@@ -179,33 +174,24 @@ cdef void _visit(
             )
             case_of[s] = case
             walk.present[s * walk.n_features + feature] = 1.0 if case == 1 else 0.0
-            row = child_products + s * m
-            source = products + s * m
-            for lane in range(0, m // _LANES):
-                for k in range(lane * _LANES, lane * _LANES + _LANES):
-                    row[k] = source[k] * ratios[case * m + k]
+            lanes_multiply(
+                child_products + s * m, products + s * m, ratios + case * m, m
+            )
         walk.cover_product[feature] = new_cover
         _visit(trees, walk, child, depth + 1)
         for s in range(block):
             if case_of[s] == 0:
                 continue  # g did not change: nothing to add
-            source = changes + case_of[s] * m
             for o in range(width):
-                row = child_sums + (s * width + o) * m
-                for k in range(_LANES):
-                    partial[k] = source[k] * row[k]
-                for lane in range(1, m // _LANES):
-                    for k in range(_LANES):
-                        partial[k] += source[lane * _LANES + k] * row[lane * _LANES + k]
                 walk.phi[
                     (s * walk.n_features + feature) * walk.n_outputs + walk.output + o
-                ] += _lane_sum(partial)
+                ] += lanes_dot(
+                    changes + case_of[s] * m, child_sums + (s * width + o) * m, m
+                )
         if side == 0:
-            for k in range(block * width * m):
-                sums[k] = child_sums[k]
+            memcpy(sums, child_sums, block * width * m * sizeof(double))
         else:
-            for k in range(block * width * m):
-                sums[k] += child_sums[k]
+            lanes_add(sums, child_sums, block * width * m)
     for s in range(block):
         walk.present[s * walk.n_features + feature] = was_present[s]
     walk.cover_product[feature] = cover_product

@@ -1,0 +1,40 @@
+/* Short loops over quadrature points for _tree_core.pyx.
+ *
+ * Written in C for one reason: `restrict` tells the compiler that the
+ * arrays do not overlap, so these loops are vectorized without run-time
+ * overlap checks (Cython cannot express `restrict`). n is a multiple of 8.
+ */
+#ifndef SKSHAPLEY_LANES_H
+#define SKSHAPLEY_LANES_H
+
+#include <stddef.h>
+
+/* out[k] = a[k] * b[k] */
+static inline void lanes_multiply(double *restrict out, const double *restrict a,
+                                  const double *restrict b, ptrdiff_t n) {
+    for (ptrdiff_t k = 0; k < n; k++) out[k] = a[k] * b[k];
+}
+
+/* out[k] = a[k] * c */
+static inline void lanes_scale(double *restrict out, const double *restrict a,
+                               double c, ptrdiff_t n) {
+    for (ptrdiff_t k = 0; k < n; k++) out[k] = a[k] * c;
+}
+
+/* out[k] += a[k] */
+static inline void lanes_add(double *restrict out, const double *restrict a,
+                             ptrdiff_t n) {
+    for (ptrdiff_t k = 0; k < n; k++) out[k] += a[k];
+}
+
+/* sum_k a[k] * b[k], in 8 partial sums (a fixed, short rounding pattern) */
+static inline double lanes_dot(const double *restrict a, const double *restrict b,
+                               ptrdiff_t n) {
+    double partial[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    for (ptrdiff_t k = 0; k < n; k += 8)
+        for (int j = 0; j < 8; j++) partial[j] += a[k + j] * b[k + j];
+    return ((partial[0] + partial[1]) + (partial[2] + partial[3]))
+         + ((partial[4] + partial[5]) + (partial[6] + partial[7]));
+}
+
+#endif
