@@ -71,18 +71,20 @@ class BaseExplainer(BaseEstimator):
         return type(self)(**self.get_params(deep=False))
 
     def _frame(self, values: np.ndarray, index) -> pd.DataFrame:
-        """A DataFrame of values of shape (n_samples, n_features, n_outputs)."""
-        n_samples, n_features, n_outputs = values.shape
+        """A DataFrame of values of shape (n_samples, n_outputs, n_features).
+
+        The DataFrame wraps ``values`` without copying it.
+        """
+        n_samples, n_outputs, n_features = values.shape
         if n_outputs == 1:
-            return pd.DataFrame(
-                values[:, :, 0], index=index, columns=list(self.feature_names_in_)
+            columns = pd.Index(list(self.feature_names_in_))
+        else:
+            columns = pd.MultiIndex.from_product(
+                [list(self.output_names_), list(self.feature_names_in_)],
+                names=["output", "feature"],
             )
-        columns = pd.MultiIndex.from_product(
-            [list(self.output_names_), list(self.feature_names_in_)],
-            names=["output", "feature"],
-        )
-        flat = values.transpose(0, 2, 1).reshape(n_samples, n_outputs * n_features)
-        return pd.DataFrame(flat, index=index, columns=columns)
+        flat = values.reshape(n_samples, n_outputs * n_features)
+        return pd.DataFrame(flat, index=index, columns=columns, copy=False)
 
     def _per_output(self, values: np.ndarray):
         """A float for one output, else a Series indexed by output name."""

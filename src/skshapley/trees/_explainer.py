@@ -167,7 +167,7 @@ class TreeExplainer(BaseExplainer):
         check_is_fitted(self, "ensemble_")
         X, index = self._prepared(X)
         ensemble = self.ensemble_
-        values = np.zeros((len(X), ensemble.n_features, ensemble.n_outputs))
+        values = np.zeros((len(X), ensemble.n_outputs, ensemble.n_features))
         chunk = max(1, _CHUNK_VALUES // (ensemble.n_features * ensemble.n_outputs))
         nodes, weights, start, size = self._rules
         out_of_memory = np.zeros(1, dtype=np.intc)

@@ -69,7 +69,7 @@ cdef enum:
 cdef struct _Walk:
     # One walk of one tree for a block of samples; buffers belong to the thread.
     const double *X                 # the block's rows, (block, n_features)
-    double *phi                     # their values, (block, n_features, n_outputs)
+    double *phi                     # their values, (block, n_outputs, n_features)
     Py_ssize_t block
     Py_ssize_t n_features
     Py_ssize_t n_outputs
@@ -184,7 +184,7 @@ cdef void _visit(
                 continue  # g did not change: nothing to add
             for o in range(width):
                 walk.phi[
-                    (s * walk.n_features + feature) * walk.n_outputs + walk.output + o
+                    (s * walk.n_outputs + walk.output + o) * walk.n_features + feature
                 ] += lanes_dot(
                     changes + case_of[s] * m, child_sums + (s * width + o) * m, m
                 )
@@ -297,7 +297,7 @@ def tree_shapley(
 ):
     """Add each sample's path-dependent Shapley values to ``out``.
 
-    ``out`` has shape (n_samples, n_features, n_outputs) and is zeroed by the
+    ``out`` has shape (n_samples, n_outputs, n_features) and is zeroed by the
     caller. Tree ``t`` uses the rule ``rule_nodes[rule_start[t]:][:rule_size[t]]``
     (exact when it has ceil(D / 2) points for the tree's largest number D of
     distinct features on a path), padded to a multiple of ``_LANES`` points
@@ -308,7 +308,7 @@ def tree_shapley(
         is_categorical, bitset,
     )
     cdef Py_ssize_t n_samples = X.shape[0], n_features = X.shape[1]
-    cdef Py_ssize_t n_outputs = out.shape[2], width = value.shape[1]
+    cdef Py_ssize_t n_outputs = out.shape[1], width = value.shape[1]
     cdef Py_ssize_t m_max = _LANES, levels = max_depth + 2
     cdef Py_ssize_t n_blocks = (n_samples + _BLOCK_ROWS - 1) // _BLOCK_ROWS
     cdef Py_ssize_t b, first, tree
