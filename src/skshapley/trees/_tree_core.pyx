@@ -44,7 +44,7 @@ cdef extern from "_lanes.h" nogil:
 # Quadrature points are processed in lanes of this many; every tree's rule is
 # padded to a multiple of it with points of weight 0.
 cdef enum:
-    _LANES = 4
+    _LANES = 2
 
 
 cdef struct _Trees:
