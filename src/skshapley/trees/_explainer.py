@@ -9,7 +9,7 @@ from .._threads import effective_n_threads
 from ..games._quadrature import (
     check_n_quadrature_points,
     exact_n_points,
-    gauss_legendre,
+    stack_rules,
 )
 from . import _tree_core
 from ._parsers import parse_model
@@ -137,7 +137,7 @@ class TreeExplainer(BaseExplainer):
             n_points = np.full(n_trees, self.n_quadrature_points, dtype=np.intp)
         self.ensemble_ = ensemble
         self.n_quadrature_points_ = n_points
-        self._rules = _padded_rules(n_points)
+        self._rules = stack_rules(n_points)
         self._max_depth = int(depth.max())
         self._cover_ratio = _cover_ratios(ensemble)
         self.feature_names_in_, self._columns_by_name = model_feature_names(
@@ -260,22 +260,3 @@ def _expected_value(ensemble) -> np.ndarray:
         )
     return expected
 
-
-def _padded_rules(n_points: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Each tree's rule, padded with weight-0 points to whole kernel lanes.
-
-    Returns the concatenated nodes and weights and each tree's start and
-    (padded) size, as :func:`skshapley.games._quadrature.stack_rules` does.
-    """
-    lanes = _tree_core.LANES
-    sizes, inverse = np.unique(n_points, return_inverse=True)
-    padded = -(-sizes // lanes) * lanes
-    nodes = np.full(padded.sum(), 0.5)
-    weights = np.zeros(padded.sum())
-    offsets = np.concatenate([[0], np.cumsum(padded)])
-    for size, offset in zip(sizes, offsets[:-1], strict=True):
-        nodes[offset : offset + size], weights[offset : offset + size] = gauss_legendre(
-            int(size)
-        )
-    start = offsets[:-1][inverse].astype(np.intp)
-    return nodes, weights, start, padded[inverse].astype(np.intp)

@@ -1,8 +1,8 @@
-/* Short loops over quadrature points for _tree_core.pyx.
+/* Short loops over the quadrature points of a tree's rule, for _tree_core.pyx.
  *
  * Written in C for one reason: `restrict` tells the compiler that the
  * arrays do not overlap, so these loops are vectorized without run-time
- * overlap checks (Cython cannot express `restrict`). n is a multiple of 2.
+ * overlap checks (Cython cannot express `restrict`).
  */
 #ifndef SKSHAPLEY_LANES_H
 #define SKSHAPLEY_LANES_H
@@ -31,10 +31,12 @@ static inline void lanes_add(double *restrict out, const double *restrict a,
 static inline double lanes_dot(const double *restrict a, const double *restrict b,
                                ptrdiff_t n) {
     double even = 0.0, odd = 0.0;
-    for (ptrdiff_t k = 0; k < n; k += 2) {
+    ptrdiff_t k = 0;
+    for (; k + 1 < n; k += 2) {
         even += a[k] * b[k];
         odd += a[k + 1] * b[k + 1];
     }
+    if (k < n) even += a[k] * b[k];
     return even + odd;
 }
 

@@ -41,12 +41,6 @@ cdef extern from "_lanes.h" nogil:
     double lanes_dot(const double *a, const double *b, Py_ssize_t n)
 
 
-# Quadrature points are processed in lanes of this many; every tree's rule is
-# padded to a multiple of it with points of weight 0.
-cdef enum:
-    _LANES = 2
-
-
 cdef struct _Trees:
     # The TreeEnsemble's node arrays (see _table.py), read-only.
     const Py_ssize_t *feature
@@ -106,12 +100,11 @@ cdef void _visit(
 ) noexcept nogil:
     """Fill the level's ``sums`` for the subtree of ``node``; add to ``phi``.
 
-    Per sample, the work is a few multiplications per quadrature point;
-    quadrature points come in lanes of ``_LANES`` (rules are padded with
-    weight-0 points) so the inner loops have a fixed length.
+    Per sample, the work is a few vectorized multiplications per quadrature
+    point (``_lanes.h``).
     """
     cdef Py_ssize_t m = walk.m, width = walk.width, block = walk.block
-    cdef Py_ssize_t k, lane, o, s, side, child, feature, case
+    cdef Py_ssize_t k, o, s, side, child, feature, case
     cdef double *products = walk.products + depth * block * m
     cdef double *child_products = products + block * m
     cdef double *sums = walk.sums + depth * block * width * m
@@ -144,10 +137,9 @@ cdef void _visit(
         went_left[s] = _goes_left(
             trees, node, walk.X[s * walk.n_features + feature]
         )
-    for lane in range(0, m // _LANES):
-        for k in range(lane * _LANES, lane * _LANES + _LANES):
-            reciprocal[k] = 1.0 / ((1.0 - t[k]) * cover_product + t[k])
-            old_g[k] = (1.0 - cover_product) * reciprocal[k]
+    for k in range(m):
+        reciprocal[k] = 1.0 / ((1.0 - t[k]) * cover_product + t[k])
+        old_g[k] = (1.0 - cover_product) * reciprocal[k]
     for side in range(2):
         child = trees.left[node] if side == 0 else trees.right[node]
         ratio = trees.cover_ratio[child]
@@ -159,15 +151,14 @@ cdef void _visit(
             continue
         # Case 0: A was 0 (g stays -1 / (1 - t), the factor scales by the
         # ratio); case 1: A stays 1; case 2: A becomes 0.
-        for lane in range(0, m // _LANES):
-            for k in range(lane * _LANES, lane * _LANES + _LANES):
-                factor = (1.0 - t[k]) * new_cover + t[k]
-                ratios[k] = ratio
-                ratios[m + k] = factor * reciprocal[k]
-                ratios[2 * m + k] = (1.0 - t[k]) * new_cover * reciprocal[k]
-                changes[k] = 0.0
-                changes[m + k] = w[k] * ((1.0 - new_cover) / factor - old_g[k])
-                changes[2 * m + k] = w[k] * (-1.0 / (1.0 - t[k]) - old_g[k])
+        for k in range(m):
+            factor = (1.0 - t[k]) * new_cover + t[k]
+            ratios[k] = ratio
+            ratios[m + k] = factor * reciprocal[k]
+            ratios[2 * m + k] = (1.0 - t[k]) * new_cover * reciprocal[k]
+            changes[k] = 0.0
+            changes[m + k] = w[k] * ((1.0 - new_cover) / factor - old_g[k])
+            changes[2 * m + k] = w[k] * (-1.0 / (1.0 - t[k]) - old_g[k])
         for s in range(block):
             case = 0 if was_present[s] == 0.0 else (
                 1 if (side == 0) == went_left[s] else 2
@@ -300,8 +291,7 @@ def tree_shapley(
     ``out`` has shape (n_samples, n_outputs, n_features) and is zeroed by the
     caller. Tree ``t`` uses the rule ``rule_nodes[rule_start[t]:][:rule_size[t]]``
     (exact when it has ceil(D / 2) points for the tree's largest number D of
-    distinct features on a path), padded to a multiple of ``_LANES`` points
-    with weight 0; ``max_depth`` bounds every tree's depth.
+    distinct features on a path); ``max_depth`` bounds every tree's depth.
     """
     cdef _Trees trees = _trees(
         feature, left, right, threshold, cover_ratio, value, missing_left,
@@ -309,7 +299,7 @@ def tree_shapley(
     )
     cdef Py_ssize_t n_samples = X.shape[0], n_features = X.shape[1]
     cdef Py_ssize_t n_outputs = out.shape[1], width = value.shape[1]
-    cdef Py_ssize_t m_max = _LANES, levels = max_depth + 2
+    cdef Py_ssize_t m_max = 1, levels = max_depth + 2
     cdef Py_ssize_t n_blocks = (n_samples + _BLOCK_ROWS - 1) // _BLOCK_ROWS
     cdef Py_ssize_t b, first, tree
     cdef double *state = NULL
@@ -439,5 +429,3 @@ def path_statistics(
     free(seen)
     free(stack)
 
-
-LANES = _LANES
