@@ -1,43 +1,55 @@
-/* Short loops over the quadrature points of a tree's rule, for _tree_core.pyx.
+/* Loops over the samples of a block, for _tree_core.pyx.
  *
  * Written in C for one reason: `restrict` tells the compiler that the
  * arrays do not overlap, so these loops are vectorized without run-time
- * overlap checks (Cython cannot express `restrict`).
+ * overlap checks (Cython cannot express `restrict`). Each array holds one
+ * value per sample of the block.
  */
 #ifndef SKSHAPLEY_LANES_H
 #define SKSHAPLEY_LANES_H
 
+#include <math.h>
 #include <stddef.h>
 
-/* out[k] = a[k] * b[k] */
-static inline void lanes_multiply(double *restrict out, const double *restrict a,
-                                  const double *restrict b, ptrdiff_t n) {
-    for (ptrdiff_t k = 0; k < n; k++) out[k] = a[k] * b[k];
-}
-
-/* out[k] = a[k] * c */
+/* out[s] = a[s] * c */
 static inline void lanes_scale(double *restrict out, const double *restrict a,
                                double c, ptrdiff_t n) {
-    for (ptrdiff_t k = 0; k < n; k++) out[k] = a[k] * c;
+    for (ptrdiff_t s = 0; s < n; s++) out[s] = a[s] * c;
 }
 
-/* out[k] += a[k] */
+/* out[s] += a[s] */
 static inline void lanes_add(double *restrict out, const double *restrict a,
                              ptrdiff_t n) {
-    for (ptrdiff_t k = 0; k < n; k++) out[k] += a[k];
+    for (ptrdiff_t s = 0; s < n; s++) out[s] += a[s];
 }
 
-/* sum_k a[k] * b[k], in 2 partial sums (a fixed, short rounding pattern) */
-static inline double lanes_dot(const double *restrict a, const double *restrict b,
-                               ptrdiff_t n) {
-    double even = 0.0, odd = 0.0;
-    ptrdiff_t k = 0;
-    for (; k + 1 < n; k += 2) {
-        even += a[k] * b[k];
-        odd += a[k + 1] * b[k + 1];
-    }
-    if (k < n) even += a[k] * b[k];
-    return even + odd;
+/* The child's product: out[s] = a[s] * (ratio if the sample had left the
+ * feature's path, follow if it follows the edge, leave if it leaves it),
+ * selected by the indicators gone[s], follows[s], leaves[s] (one is 1). */
+static inline void lanes_select_scale(double *restrict out, const double *restrict a,
+                                      const double *restrict gone,
+                                      const double *restrict follows,
+                                      const double *restrict leaves, double ratio,
+                                      double follow, double leave, ptrdiff_t n) {
+    for (ptrdiff_t s = 0; s < n; s++)
+        out[s] = a[s] * (gone[s] * ratio + follows[s] * follow + leaves[s] * leave);
+}
+
+/* acc[s] += (follows[s] * follow + leaves[s] * leave) * h[s] */
+static inline void lanes_select_accumulate(double *restrict acc,
+                                           const double *restrict follows,
+                                           const double *restrict leaves,
+                                           double follow, double leave,
+                                           const double *restrict h, ptrdiff_t n) {
+    for (ptrdiff_t s = 0; s < n; s++)
+        acc[s] += (follows[s] * follow + leaves[s] * leave) * h[s];
+}
+
+/* went_left[s] = 1.0 if x[s] <= threshold, or x[s] is NaN and NaN goes left */
+static inline void lanes_route(double *restrict went_left, const double *restrict x,
+                               double threshold, double missing_left, ptrdiff_t n) {
+    for (ptrdiff_t s = 0; s < n; s++)
+        went_left[s] = (x[s] <= threshold) ? 1.0 : (isnan(x[s]) ? missing_left : 0.0);
 }
 
 #endif

@@ -35,10 +35,20 @@ from libc.string cimport memcpy
 
 
 cdef extern from "_lanes.h" nogil:
-    void lanes_multiply(double *out, const double *a, const double *b, Py_ssize_t n)
     void lanes_scale(double *out, const double *a, double c, Py_ssize_t n)
     void lanes_add(double *out, const double *a, Py_ssize_t n)
-    double lanes_dot(const double *a, const double *b, Py_ssize_t n)
+    void lanes_select_scale(
+        double *out, const double *a, const double *gone, const double *follows,
+        const double *leaves, double ratio, double follow, double leave, Py_ssize_t n
+    )
+    void lanes_select_accumulate(
+        double *acc, const double *follows, const double *leaves, double follow,
+        double leave, const double *h, Py_ssize_t n
+    )
+    void lanes_route(
+        double *went_left, const double *x, double threshold, double missing_left,
+        Py_ssize_t n
+    )
 
 
 cdef struct _Trees:
@@ -62,19 +72,23 @@ cdef enum:
 
 cdef struct _Walk:
     # One walk of one tree for a block of samples; buffers belong to the thread.
-    const double *X                 # the block's rows, (block, n_features)
-    double *phi                     # their values, (block, n_outputs, n_features)
+    # Per-sample arrays are sample-major: one contiguous row of `block` values.
+    const double *X                 # the block's features, (n_features, block)
+    double *phi                     # its values, (block, n_outputs, n_features)
     Py_ssize_t block
     Py_ssize_t n_features
     Py_ssize_t n_outputs
-    double *present                 # A_j, (block, n_features)
+    double *present                 # A_j, (n_features, block)
     double *cover_product           # B_j, (n_features,): the same for all samples
-    double *products                # G(t_k), (levels, block, m)
-    double *sums                    # H(t_k, output), (levels, block, width, m)
-    double *cases                   # per level: 1/f, g before, 3 ratios, 3 dg, (8, m)
+    double *products                # G(t_k), (levels, m, block)
+    double *sums                    # H(t_k, output), (levels, width, m, block)
+    double *shared                  # per level: 1/f and g before the split, (2, m)
     double *was_present             # A before the node's split, (levels, block)
-    unsigned char *case_of          # the case of each sample, (levels, block)
-    unsigned char *went_left        # the routing of each sample, (levels, block)
+    double *went_left               # 1.0 if the sample goes left, (levels, block)
+    double *gone                    # per level: A was already 0, (levels, block)
+    double *follows                 # A stays 1 on this side, (levels, block)
+    double *leaves                  # A becomes 0 on this side, (levels, block)
+    double *total                   # a row of block sums
     const double *nodes             # the tree's quadrature rule
     const double *weights
     Py_ssize_t m
@@ -100,42 +114,50 @@ cdef void _visit(
 ) noexcept nogil:
     """Fill the level's ``sums`` for the subtree of ``node``; add to ``phi``.
 
-    Per sample, the work is a few vectorized multiplications per quadrature
-    point (``_lanes.h``).
+    Everything that depends on the path only (divisions included) is
+    computed once per node; per sample, a case is selected (``A`` was
+    already 0, stays 1, or becomes 0) by multiplying with 0/1 indicators,
+    in loops over the block that the compiler vectorizes (``_lanes.h``).
     """
-    cdef Py_ssize_t m = walk.m, width = walk.width, block = walk.block
-    cdef Py_ssize_t k, o, s, side, child, feature, case
-    cdef double *products = walk.products + depth * block * m
-    cdef double *child_products = products + block * m
-    cdef double *sums = walk.sums + depth * block * width * m
-    cdef double *child_sums = sums + block * width * m
-    cdef double *cases = walk.cases + depth * 8 * m
-    cdef double *reciprocal = cases
-    cdef double *old_g = cases + m
-    cdef double *ratios = cases + 2 * m      # case 0, 1, 2
-    cdef double *changes = cases + 5 * m     # case 0, 1, 2
-    cdef double *was_present = walk.was_present + depth * block
-    cdef unsigned char *case_of = walk.case_of + depth * block
-    cdef unsigned char *went_left = walk.went_left + depth * block
+    cdef Py_ssize_t m = walk.m, width = walk.width, n = walk.block
+    cdef Py_ssize_t k, o, s, side, child, feature
+    cdef double *products = walk.products + depth * m * n
+    cdef double *child_products = products + m * n
+    cdef double *sums = walk.sums + depth * width * m * n
+    cdef double *child_sums = sums + width * m * n
+    cdef double *reciprocal = walk.shared + depth * 2 * m
+    cdef double *old_g = reciprocal + m
+    cdef double *was_present = walk.was_present + depth * n
+    cdef double *went_left = walk.went_left + depth * n
+    cdef double *gone = walk.gone + depth * n
+    cdef double *follows = walk.follows + depth * n
+    cdef double *leaves = walk.leaves + depth * n
+    cdef double *present
+    cdef const double *x
     cdef const double *t = walk.nodes
     cdef const double *w = walk.weights
-    cdef double cover_product, new_cover, ratio, factor
+    cdef double cover_product, new_cover, ratio, factor, follow_g, leave_g, follow
 
     if trees.left[node] < 0:
-        for s in range(block):
-            for o in range(width):
-                lanes_scale(
-                    sums + (s * width + o) * m, products + s * m,
-                    trees.value[node * trees.value_stride + o], m,
-                )
+        for o in range(width):
+            lanes_scale(
+                sums + o * m * n, products,
+                trees.value[node * trees.value_stride + o], m * n,
+            )
         return
 
     feature = trees.feature[node]
     cover_product = walk.cover_product[feature]
-    for s in range(block):
-        was_present[s] = walk.present[s * walk.n_features + feature]
-        went_left[s] = _goes_left(
-            trees, node, walk.X[s * walk.n_features + feature]
+    present = walk.present + feature * n
+    x = walk.X + feature * n
+    for s in range(n):
+        was_present[s] = present[s]
+    if trees.is_categorical[node]:
+        for s in range(n):
+            went_left[s] = _goes_left(trees, node, x[s])
+    else:
+        lanes_route(
+            went_left, x, trees.threshold[node], trees.missing_left[node], n
         )
     for k in range(m):
         reciprocal[k] = 1.0 / ((1.0 - t[k]) * cover_product + t[k])
@@ -146,45 +168,45 @@ cdef void _visit(
         new_cover = cover_product * ratio
         if new_cover == 0.0:  # a subtree without training mass weighs nothing
             if side == 0:
-                for k in range(block * width * m):
+                for k in range(width * m * n):
                     sums[k] = 0.0
             continue
-        # Case 0: A was 0 (g stays -1 / (1 - t), the factor scales by the
-        # ratio); case 1: A stays 1; case 2: A becomes 0.
+        for s in range(n):
+            follow = went_left[s] if side == 0 else 1.0 - went_left[s]
+            gone[s] = 1.0 - was_present[s]
+            follows[s] = was_present[s] * follow
+            leaves[s] = was_present[s] * (1.0 - follow)
+            present[s] = follows[s]
         for k in range(m):
             factor = (1.0 - t[k]) * new_cover + t[k]
-            ratios[k] = ratio
-            ratios[m + k] = factor * reciprocal[k]
-            ratios[2 * m + k] = (1.0 - t[k]) * new_cover * reciprocal[k]
-            changes[k] = 0.0
-            changes[m + k] = w[k] * ((1.0 - new_cover) / factor - old_g[k])
-            changes[2 * m + k] = w[k] * (-1.0 / (1.0 - t[k]) - old_g[k])
-        for s in range(block):
-            case = 0 if was_present[s] == 0.0 else (
-                1 if (side == 0) == went_left[s] else 2
-            )
-            case_of[s] = case
-            walk.present[s * walk.n_features + feature] = 1.0 if case == 1 else 0.0
-            lanes_multiply(
-                child_products + s * m, products + s * m, ratios + case * m, m
+            lanes_select_scale(
+                child_products + k * n, products + k * n, gone, follows, leaves,
+                ratio, factor * reciprocal[k],
+                (1.0 - t[k]) * new_cover * reciprocal[k], n,
             )
         walk.cover_product[feature] = new_cover
         _visit(trees, walk, child, depth + 1)
-        for s in range(block):
-            if case_of[s] == 0:
-                continue  # g did not change: nothing to add
-            for o in range(width):
+        for o in range(width):
+            for s in range(n):
+                walk.total[s] = 0.0
+            for k in range(m):
+                factor = (1.0 - t[k]) * new_cover + t[k]
+                follow_g = w[k] * ((1.0 - new_cover) / factor - old_g[k])
+                leave_g = w[k] * (-1.0 / (1.0 - t[k]) - old_g[k])
+                lanes_select_accumulate(
+                    walk.total, follows, leaves, follow_g, leave_g,
+                    child_sums + (o * m + k) * n, n,
+                )
+            for s in range(n):
                 walk.phi[
                     (s * walk.n_outputs + walk.output + o) * walk.n_features + feature
-                ] += lanes_dot(
-                    changes + case_of[s] * m, child_sums + (s * width + o) * m, m
-                )
+                ] += walk.total[s]
         if side == 0:
-            memcpy(sums, child_sums, block * width * m * sizeof(double))
+            memcpy(sums, child_sums, width * m * n * sizeof(double))
         else:
-            lanes_add(sums, child_sums, block * width * m)
-    for s in range(block):
-        walk.present[s * walk.n_features + feature] = was_present[s]
+            lanes_add(sums, child_sums, width * m * n)
+    for s in range(n):
+        present[s] = was_present[s]
     walk.cover_product[feature] = cover_product
 
 
@@ -234,20 +256,27 @@ cdef void _explain_block(
 ) noexcept nogil:
     """Add a block of samples' values over all trees to ``phi``."""
     cdef _Walk walk
-    cdef Py_ssize_t j, tree
-    walk.X = X
+    cdef Py_ssize_t j, s, tree
+    cdef double *transposed = state
     walk.phi = phi
     walk.block = block
     walk.n_features = n_features
     walk.n_outputs = n_outputs
-    walk.present = state
-    walk.cover_product = walk.present + _BLOCK_ROWS * n_features
+    walk.present = transposed + n_features * block
+    walk.cover_product = walk.present + n_features * block
     walk.products = walk.cover_product + n_features
-    walk.sums = walk.products + levels * _BLOCK_ROWS * m_max
-    walk.cases = walk.sums + levels * _BLOCK_ROWS * width_max * m_max
-    walk.was_present = walk.cases + levels * 8 * m_max
-    walk.case_of = <unsigned char *> (walk.was_present + levels * _BLOCK_ROWS)
-    walk.went_left = walk.case_of + levels * _BLOCK_ROWS
+    walk.sums = walk.products + levels * m_max * block
+    walk.shared = walk.sums + levels * width_max * m_max * block
+    walk.was_present = walk.shared + levels * 2 * m_max
+    walk.went_left = walk.was_present + levels * block
+    walk.gone = walk.went_left + levels * block
+    walk.follows = walk.gone + levels * block
+    walk.leaves = walk.follows + levels * block
+    walk.total = walk.leaves + levels * block
+    for s in range(block):
+        for j in range(n_features):
+            transposed[j * block + s] = X[s * n_features + j]
+    walk.X = transposed
     for j in range(block * n_features):
         walk.present[j] = 1.0
     for j in range(n_features):
@@ -309,9 +338,10 @@ def tree_shapley(
     with nogil, parallel(num_threads=n_threads):
         state = <double *> malloc(
             (
-                (_BLOCK_ROWS + 1) * n_features
-                + levels * m_max * (_BLOCK_ROWS * (1 + width) + 8)
-                + levels * _BLOCK_ROWS * 2
+                (2 * _BLOCK_ROWS + 1) * n_features
+                + levels * m_max * (_BLOCK_ROWS * (1 + width) + 2)
+                + levels * _BLOCK_ROWS * 5
+                + _BLOCK_ROWS
             ) * sizeof(double)
         )
         for b in prange(n_blocks, schedule="dynamic"):
