@@ -21,10 +21,10 @@ sample then only picks one of three cases (``A`` was already 0; ``A`` is 1
 and the sample follows the edge; or it leaves it) and multiplies.
 
 Numerics: ``A`` is 0 or 1 and ``B`` in (0, 1]; nothing is divided by a
-cover ratio. The divisions are by factors ``f = (1 - t) B + t A``: for
-``A = 1`` they are at least ``t``; for ``A = 0``, ``g = -B / ((1 - t) B)``
-is ``-1 / (1 - t)`` to rounding and the factor ratio is the edge's cover
-ratio, whatever the size of ``B``. Leaf products ``G(t) >= prod B (1 - t)^k``
+cover ratio. The only divisions are by factors ``(1 - t) B + t >= t`` (for
+``A = 1``) and by ``1 - t``: for ``A = 0``, ``g = -1 / (1 - t)`` in closed
+form and the factor changes by the edge's cover ratio, whatever the size of
+``B``. Leaf products ``G(t) >= prod B (1 - t)^k``
 cannot underflow where the integrand matters.
 """
 
