@@ -14,9 +14,8 @@ from ..games._quadrature import (
 from . import _tree_core
 from ._parsers import parse_model
 
-# Rows explained per call of the compiled kernel: bounds the intermediate
-# (rows, features, outputs) array to about 32 MB.
-_CHUNK_VALUES = 2**22
+# Rows cast to float32 at a time: bounds the cast's temporary to ~32 MB.
+_CAST_CHUNK_VALUES = 2**22
 
 
 class TreeExplainer(BaseExplainer):
@@ -24,10 +23,10 @@ class TreeExplainer(BaseExplainer):
 
     Every root-to-leaf path of a tree is a product game; its Shapley values
     are integrals of a polynomial that Gauss–Legendre quadrature evaluates
-    exactly. The compiled kernel walks each tree once per sample, in
-    O(nodes × points) work, in the stable ``(a, b)`` form of the games: no
-    division by cover ratios, so efficiency holds to rounding even on trees
-    of depth 100.
+    exactly. The compiled kernel walks each tree once per block of samples,
+    in O(nodes × points) work, in the stable ``(a, b)`` form of the games:
+    no division by cover ratios, so efficiency holds to rounding even on
+    trees of depth 100.
 
     Parameters
     ----------
@@ -168,17 +167,12 @@ class TreeExplainer(BaseExplainer):
         X, index = self._prepared(X)
         ensemble = self.ensemble_
         values = np.zeros((len(X), ensemble.n_outputs, ensemble.n_features))
-        chunk = max(1, _CHUNK_VALUES // (ensemble.n_features * ensemble.n_outputs))
-        nodes, weights, start, size = self._rules
         out_of_memory = np.zeros(1, dtype=np.intc)
-        for begin in range(0, len(X), chunk):
-            _tree_core.tree_shapley(
-                X[begin : begin + chunk], *self._node_arrays(),
-                ensemble.roots, ensemble.tree_output, ensemble.tree_width,
-                nodes, weights, start, size, self._max_depth,
-                values[begin : begin + chunk],
-                effective_n_threads(self.n_jobs), out_of_memory,
-            )  # fmt: skip
+        _tree_core.tree_shapley(
+            X, *self._node_arrays(), ensemble.roots, ensemble.tree_output,
+            ensemble.tree_width, *self._rules, self._max_depth, values,
+            effective_n_threads(self.n_jobs), out_of_memory,
+        )  # fmt: skip
         if out_of_memory[0]:
             raise MemoryError("Could not allocate the tree kernel's scratch memory.")
         return self._frame(values, index)
@@ -214,8 +208,12 @@ class TreeExplainer(BaseExplainer):
             X, allow_nan=ensemble.allow_nan, allow_inf=ensemble.allow_inf
         )
         if ensemble.float32_inputs:
+            # X is our own copy: round it to float32 values in place.
+            chunk = max(1, _CAST_CHUNK_VALUES // X.shape[1])
             with np.errstate(over="ignore"):
-                X = X.astype(np.float32).astype(np.float64)
+                for begin in range(0, len(X), chunk):
+                    rows = X[begin : begin + chunk]
+                    rows[...] = rows.astype(np.float32)
             if not ensemble.allow_inf and np.isinf(X).any():
                 raise ValueError(
                     "X contains values too large for float32, which the model "
