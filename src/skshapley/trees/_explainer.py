@@ -257,4 +257,3 @@ def _expected_value(ensemble) -> np.ndarray:
             share[contributing] * ensemble.value[leaves[contributing], k],
         )
     return expected
-
