@@ -133,8 +133,9 @@ def exact_pure_shapley(a):
 
 def route_left(table, node, x):
     """Does the sample value ``x`` go left at ``node`` of a TreeEnsemble?"""
-    if np.isnan(x):
-        return bool(table.missing_left[node])
+    rule = int(table.missing_left[node])
+    if np.isnan(x) or (rule & 2 and abs(x) <= 1e-35):
+        return bool(rule & 1)
     if table.is_categorical[node]:
         if not (0 <= x < 256 and x == int(x)):
             return False

@@ -45,11 +45,16 @@ static inline void lanes_select_accumulate(double *restrict acc,
         acc[s] += (follows[s] * follow + leaves[s] * leave) * h[s];
 }
 
-/* went_left[s] = 1.0 if x[s] <= threshold, or x[s] is NaN and NaN goes left */
+/* went_left[s] = 1.0 if x[s] goes left: missing values (NaN, and
+ * |x| <= zero_limit; zero_limit < 0 means no such rule) by missing_left,
+ * the others if x[s] <= threshold. */
 static inline void lanes_route(double *restrict went_left, const double *restrict x,
-                               double threshold, double missing_left, ptrdiff_t n) {
-    for (ptrdiff_t s = 0; s < n; s++)
-        went_left[s] = (x[s] <= threshold) ? 1.0 : (isnan(x[s]) ? missing_left : 0.0);
+                               double threshold, double missing_left,
+                               double zero_limit, ptrdiff_t n) {
+    for (ptrdiff_t s = 0; s < n; s++) {
+        int missing = isnan(x[s]) || fabs(x[s]) <= zero_limit;
+        went_left[s] = missing ? missing_left : (x[s] <= threshold ? 1.0 : 0.0);
+    }
 }
 
 #endif

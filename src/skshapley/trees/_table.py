@@ -8,7 +8,9 @@ Routing, at an internal node ``u`` with feature ``f = feature[u]``, of a
 sample value ``x = X[i, f]`` (after the ensemble's input cast, see
 ``float32_inputs``):
 
-* NaN goes to ``left[u]`` if ``missing_left[u]`` else to ``right[u]``;
+* a missing value goes to ``left[u]`` if bit 0 of ``missing_left[u]`` is
+  set, else to ``right[u]``. Missing means NaN, and also ``|x| <= 1e-35``
+  where bit 1 of ``missing_left[u]`` is set (LightGBM's "zero as missing");
 * on a categorical node (``is_categorical[u]``), ``x`` is a category code:
   it goes left if ``0 <= x < 256``, ``x`` is integral and bit ``int(x)`` of
   ``category_bitset[u]`` (8 words of 32 bits, word ``c // 32``, bit
@@ -25,6 +27,9 @@ value.
 from dataclasses import dataclass
 
 import numpy as np
+
+# LightGBM's kZeroThreshold: with zero-as-missing, |x| <= this is missing.
+ZERO_AS_MISSING = 1e-35
 
 # Width of the category bitsets: 8 words of 32 bits, categories 0..255 (the
 # most HistGradientBoosting supports).
@@ -44,7 +49,8 @@ class TreeEnsemble:
     left, right : ndarray of shape (n_nodes,), dtype intp
         Global indices of the children; -1 for leaves.
     missing_left : ndarray of shape (n_nodes,), dtype uint8
-        1 if NaN goes left at this node, 0 if right.
+        The missing-value rule: bit 0 set if missing values go left; bit 1
+        set if ``|x| <= ZERO_AS_MISSING`` counts as missing too.
     is_categorical : ndarray of shape (n_nodes,), dtype uint8
         1 if the split is on category codes via ``category_bitset``.
     category_bitset : ndarray of shape (n_nodes, 8), dtype uint32

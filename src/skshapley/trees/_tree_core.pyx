@@ -29,9 +29,13 @@ cannot underflow where the integrand matters.
 """
 
 from cython.parallel cimport parallel, prange
-from libc.math cimport isnan
+from libc.math cimport fabs, isnan
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
+
+
+# LightGBM's kZeroThreshold (see _table.py).
+cdef double _ZERO_AS_MISSING = 1e-35
 
 
 cdef extern from "_lanes.h" nogil:
@@ -47,7 +51,7 @@ cdef extern from "_lanes.h" nogil:
     )
     void lanes_route(
         double *went_left, const double *x, double threshold, double missing_left,
-        Py_ssize_t n
+        double zero_limit, Py_ssize_t n
     )
 
 
@@ -99,8 +103,9 @@ cdef struct _Walk:
 cdef inline bint _goes_left(const _Trees *trees, Py_ssize_t node, double x) noexcept nogil:
     """The model's routing rule at an internal node (see _table.py)."""
     cdef int category
-    if isnan(x):
-        return trees.missing_left[node]
+    cdef unsigned char missing = trees.missing_left[node]
+    if isnan(x) or (missing & 2 and fabs(x) <= _ZERO_AS_MISSING):
+        return missing & 1
     if trees.is_categorical[node]:
         if not (0.0 <= x < 256.0) or x != <int> x:
             return False
@@ -157,7 +162,8 @@ cdef void _visit(
             went_left[s] = _goes_left(trees, node, x[s])
     else:
         lanes_route(
-            went_left, x, trees.threshold[node], trees.missing_left[node], n
+            went_left, x, trees.threshold[node], trees.missing_left[node] & 1,
+            _ZERO_AS_MISSING if trees.missing_left[node] & 2 else -1.0, n,
         )
     for k in range(m):
         reciprocal[k] = 1.0 / ((1.0 - t[k]) * cover_product + t[k])
