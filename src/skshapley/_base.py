@@ -18,11 +18,14 @@ class BaseExplainer(BaseEstimator):
     ``output_names_`` and ``_columns_by_name`` in ``fit``.
     """
 
-    def _validate_X(self, X, *, allow_nan: bool, allow_inf: bool):
+    def _validate_X(
+        self, X, *, allow_nan: bool, allow_inf: bool, categories_as_codes=False
+    ):
         """``X`` as a float64 array in the model's column order, and its index.
 
-        DataFrame columns are matched by name; the caller's data is copied,
-        never modified.
+        DataFrame columns are matched by name; categorical columns become
+        their codes (missing: NaN) if ``categories_as_codes``, else their
+        values. The caller's data is copied, never modified.
         """
         if isinstance(X, pd.DataFrame) and not self._columns_by_name:
             index = X.index  # the model knows no names: columns by position
@@ -40,6 +43,8 @@ class BaseExplainer(BaseEstimator):
             X = X.set_axis(columns, axis=1)[expected]
         else:
             index = None
+        if isinstance(X, pd.DataFrame) and categories_as_codes:
+            X = X.apply(_category_codes)
         try:
             array = np.array(X, dtype=np.float64, copy=True, order="C")
         except (TypeError, ValueError) as exc:
@@ -93,13 +98,20 @@ class BaseExplainer(BaseEstimator):
         return pd.Series(values, index=list(self.output_names_), name="base value")
 
 
-def model_feature_names(model, n_features: int) -> tuple[np.ndarray, bool]:
-    """The names the model was fitted with, or ``x0, x1, ...``.
+def feature_names(names, n_features: int) -> tuple[np.ndarray, bool]:
+    """The model's feature names, or ``x0, x1, ...`` if it has none.
 
     Also says whether the names are the model's own, so that DataFrame
     columns are matched by name (else by position, as scikit-learn does).
     """
-    names = getattr(model, "feature_names_in_", None)
     if names is None:
         return np.asarray([f"x{j}" for j in range(n_features)], dtype=object), False
     return np.asarray([str(name) for name in names], dtype=object), True
+
+
+def _category_codes(column: pd.Series) -> pd.Series:
+    """A categorical column's codes as floats (NaN where missing); others as is."""
+    if not isinstance(column.dtype, pd.CategoricalDtype):
+        return column
+    codes = column.cat.codes.astype(np.float64)
+    return codes.where(codes >= 0)

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import BaseExplainer, model_feature_names
+from .._base import BaseExplainer, feature_names
 from .._threads import effective_n_threads
 from ..games._quadrature import (
     check_n_quadrature_points,
@@ -139,8 +139,8 @@ class TreeExplainer(BaseExplainer):
         self._rules = stack_rules(n_points)
         self._max_depth = int(depth.max())
         self._cover_ratio = _cover_ratios(ensemble)
-        self.feature_names_in_, self._columns_by_name = model_feature_names(
-            self.model, ensemble.n_features
+        self.feature_names_in_, self._columns_by_name = feature_names(
+            ensemble.feature_names, ensemble.n_features
         )
         self.n_features_in_ = ensemble.n_features
         self.output_names_ = ensemble.output_names
@@ -205,7 +205,10 @@ class TreeExplainer(BaseExplainer):
         """Validated rows, cast as the model casts its inputs."""
         ensemble = self.ensemble_
         X, index = self._validate_X(
-            X, allow_nan=ensemble.allow_nan, allow_inf=ensemble.allow_inf
+            X,
+            allow_nan=ensemble.allow_nan,
+            allow_inf=ensemble.allow_inf,
+            categories_as_codes=ensemble.categories_as_codes,
         )
         if ensemble.float32_inputs:
             # X is our own copy: round it to float32 values in place.

@@ -26,6 +26,7 @@ Leaf values already include the learning rate (the grower's
 
 import numpy as np
 
+from ._sklearn import fitted_feature_names
 from ._table import BITSET_WORDS, concatenate_trees
 
 _RAW_OUTPUTS = {"IdentityLink": "value", "LogLink": "log", "LogitLink": "log-odds"}
@@ -107,6 +108,7 @@ def parse_hist_gradient_boosting(model):
         allow_inf=True,
         output_names=output_names,
         raw_output=_RAW_OUTPUTS.get(type(model._loss.link).__name__, "margin"),
+        feature_names=fitted_feature_names(model),
     )
 
 

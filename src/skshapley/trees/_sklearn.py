@@ -35,7 +35,14 @@ def _common_fields(model, raw_output, output_names, base_offset) -> dict:
         "allow_inf": False,
         "output_names": tuple(np.asarray(output_names).tolist()),
         "raw_output": raw_output,
+        "feature_names": fitted_feature_names(model),
     }
+
+
+def fitted_feature_names(model) -> tuple[str, ...] | None:
+    """The column names a scikit-learn estimator was fitted with, if any."""
+    names = getattr(model, "feature_names_in_", None)
+    return None if names is None else tuple(str(name) for name in names)
 
 
 def _check_single_output_classifier(model):

@@ -85,6 +85,11 @@ class TreeEnsemble:
     raw_output : str
         What the outputs are: "value", "probability", "log-odds" or
         "margin", for messages and reports.
+    feature_names : tuple of str or None, default=None
+        The names the model was fitted with, if it knows them.
+    categories_as_codes : bool, default=False
+        Whether pandas categorical columns enter the trees as their codes
+        (XGBoost, LightGBM) rather than as their values (HistGradientBoosting).
     """
 
     feature: np.ndarray
@@ -106,6 +111,8 @@ class TreeEnsemble:
     allow_inf: bool
     output_names: tuple
     raw_output: str
+    feature_names: tuple | None = None
+    categories_as_codes: bool = False
 
     @property
     def n_outputs(self) -> int:
@@ -128,7 +135,8 @@ def concatenate_trees(trees, **ensemble_fields) -> TreeEnsemble:
         ``is_categorical`` and ``category_bitset``.
     **ensemble_fields
         ``base_offset``, ``n_features``, ``float32_inputs``, ``allow_nan``,
-        ``allow_inf``, ``output_names``, ``raw_output``.
+        ``allow_inf``, ``output_names``, ``raw_output`` and optionally
+        ``feature_names`` and ``categories_as_codes``.
     """
     offsets = np.cumsum([0] + [len(tree["feature"]) for tree in trees])
     n_values = max(tree["value"].shape[1] for tree in trees)
