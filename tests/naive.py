@@ -134,7 +134,7 @@ def exact_pure_shapley(a):
 def route_left(table, node, x):
     """Does the sample value ``x`` go left at ``node`` of a TreeEnsemble?"""
     rule = int(table.missing_left[node])
-    if np.isnan(x) or (rule & 2 and abs(x) <= 1e-35):
+    if np.isnan(x) or (rule & 2 and abs(x) <= 1.0000000180025095e-35):
         return bool(rule & 1)
     if table.is_categorical[node]:
         if not (0 <= x < 256 and x == int(x)):

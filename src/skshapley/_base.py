@@ -19,13 +19,21 @@ class BaseExplainer(BaseEstimator):
     """
 
     def _validate_X(
-        self, X, *, allow_nan: bool, allow_inf: bool, categories_as_codes=False
+        self,
+        X,
+        *,
+        allow_nan: bool,
+        allow_inf: bool,
+        categories_as_codes: bool = False,
+        category_levels=None,
     ):
         """``X`` as a float64 array in the model's column order, and its index.
 
         DataFrame columns are matched by name; categorical columns become
-        their codes (missing: NaN) if ``categories_as_codes``, else their
-        values. The caller's data is copied, never modified.
+        their codes (missing or unknown: NaN) if ``categories_as_codes``,
+        counted in ``category_levels[j]`` (the training categories) where it
+        is given, else their values. The caller's data is copied, never
+        modified.
         """
         if isinstance(X, pd.DataFrame) and not self._columns_by_name:
             index = X.index  # the model knows no names: columns by position
@@ -44,7 +52,14 @@ class BaseExplainer(BaseEstimator):
         else:
             index = None
         if isinstance(X, pd.DataFrame) and categories_as_codes:
-            X = X.apply(_category_codes)
+            levels = category_levels or [None] * X.shape[1]
+            X = pd.DataFrame(
+                {
+                    column: _category_codes(X[column], level)
+                    for column, level in zip(X.columns, levels, strict=True)
+                },
+                index=X.index,
+            )
         try:
             array = np.array(X, dtype=np.float64, copy=True, order="C")
         except (TypeError, ValueError) as exc:
@@ -109,9 +124,15 @@ def feature_names(names, n_features: int) -> tuple[np.ndarray, bool]:
     return np.asarray([str(name) for name in names], dtype=object), True
 
 
-def _category_codes(column: pd.Series) -> pd.Series:
-    """A categorical column's codes as floats (NaN where missing); others as is."""
+def _category_codes(column: pd.Series, levels) -> pd.Series:
+    """A categorical column's codes as floats (NaN where missing); others as is.
+
+    With ``levels`` (the training categories), codes are positions in it, as
+    the model counts them; values it does not list are missing.
+    """
     if not isinstance(column.dtype, pd.CategoricalDtype):
         return column
+    if levels is not None:
+        column = column.cat.set_categories(list(levels))
     codes = column.cat.codes.astype(np.float64)
     return codes.where(codes >= 0)

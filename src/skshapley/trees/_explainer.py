@@ -209,7 +209,11 @@ class TreeExplainer(BaseExplainer):
             allow_nan=ensemble.allow_nan,
             allow_inf=ensemble.allow_inf,
             categories_as_codes=ensemble.categories_as_codes,
+            category_levels=ensemble.category_levels,
         )
+        if ensemble.truncated_features:
+            columns = list(ensemble.truncated_features)
+            X[:, columns] = np.trunc(X[:, columns])
         if ensemble.float32_inputs:
             # X is our own copy: round it to float32 values in place.
             chunk = max(1, _CAST_CHUNK_VALUES // X.shape[1])

@@ -33,9 +33,13 @@ _PARSERS = {
         ("sklearn.", name): ("._hist_gradient_boosting", "parse_hist_gradient_boosting")
         for name in ("HistGradientBoostingRegressor", "HistGradientBoostingClassifier")
     },
+    **{
+        ("lightgbm.", name): ("._lightgbm", "parse_lightgbm")
+        for name in ("LGBMRegressor", "LGBMClassifier", "LGBMRanker", "Booster")
+    },
 }
 
-SUPPORTED_MODELS = sorted(name for _, name in _PARSERS)
+SUPPORTED_MODELS = sorted(f"{prefix}{name}" for prefix, name in _PARSERS)
 
 
 def parse_model(model) -> TreeEnsemble:
@@ -62,6 +66,7 @@ def parse_model(model) -> TreeEnsemble:
             f"TreeExplainer does not support {cls.__module__}.{cls.__name__}. "
             f"Supported models: {', '.join(SUPPORTED_MODELS)}."
         )
-    check_is_fitted(model)
+    if hasattr(model, "fit"):  # a scikit-learn style estimator, not a Booster
+        check_is_fitted(model)
     module, function = _PARSERS[key]
     return getattr(import_module(module, __package__), function)(model)

@@ -9,7 +9,8 @@ sample value ``x = X[i, f]`` (after the ensemble's input cast, see
 ``float32_inputs``):
 
 * a missing value goes to ``left[u]`` if bit 0 of ``missing_left[u]`` is
-  set, else to ``right[u]``. Missing means NaN, and also ``|x| <= 1e-35``
+  set, else to ``right[u]``. Missing means NaN, and also
+  ``|x| <= ZERO_AS_MISSING``
   where bit 1 of ``missing_left[u]`` is set (LightGBM's "zero as missing");
 * on a categorical node (``is_categorical[u]``), ``x`` is a category code:
   it goes left if ``0 <= x < 256``, ``x`` is integral and bit ``int(x)`` of
@@ -28,8 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# LightGBM's kZeroThreshold: with zero-as-missing, |x| <= this is missing.
-ZERO_AS_MISSING = 1e-35
+# LightGBM's kZeroThreshold (the float 1e-35f, widened): with zero-as-missing,
+# |x| <= this is missing.
+ZERO_AS_MISSING = 1.0000000180025095e-35
 
 # Width of the category bitsets: 8 words of 32 bits, categories 0..255 (the
 # most HistGradientBoosting supports).
@@ -90,6 +92,13 @@ class TreeEnsemble:
     categories_as_codes : bool, default=False
         Whether pandas categorical columns enter the trees as their codes
         (XGBoost, LightGBM) rather than as their values (HistGradientBoosting).
+    category_levels : tuple or None, default=None
+        Per feature, the categories seen in training (codes are positions in
+        this list), or None; used to recode DataFrame columns as the model
+        does.
+    truncated_features : tuple of int, default=()
+        Features whose values the model truncates to integers before routing
+        (LightGBM's categorical features).
     """
 
     feature: np.ndarray
@@ -113,6 +122,8 @@ class TreeEnsemble:
     raw_output: str
     feature_names: tuple | None = None
     categories_as_codes: bool = False
+    category_levels: tuple | None = None
+    truncated_features: tuple = ()
 
     @property
     def n_outputs(self) -> int:
@@ -136,7 +147,8 @@ def concatenate_trees(trees, **ensemble_fields) -> TreeEnsemble:
     **ensemble_fields
         ``base_offset``, ``n_features``, ``float32_inputs``, ``allow_nan``,
         ``allow_inf``, ``output_names``, ``raw_output`` and optionally
-        ``feature_names`` and ``categories_as_codes``.
+        ``feature_names``, ``categories_as_codes``, ``category_levels`` and
+        ``truncated_features``.
     """
     offsets = np.cumsum([0] + [len(tree["feature"]) for tree in trees])
     n_values = max(tree["value"].shape[1] for tree in trees)

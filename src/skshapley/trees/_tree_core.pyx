@@ -35,7 +35,7 @@ from libc.string cimport memcpy
 
 
 # LightGBM's kZeroThreshold (see _table.py).
-cdef double _ZERO_AS_MISSING = 1e-35
+cdef double _ZERO_AS_MISSING = 1.0000000180025095e-35
 
 
 cdef extern from "_lanes.h" nogil:
