@@ -26,13 +26,16 @@ class BaseExplainer(BaseEstimator):
         allow_inf: bool,
         categories_as_codes: bool = False,
         category_levels=None,
+        unknown_categories: str = "missing",
     ):
         """``X`` as a float64 array in the model's column order, and its index.
 
         DataFrame columns are matched by name; categorical columns become
         their codes (missing or unknown: NaN) if ``categories_as_codes``,
         counted in ``category_levels[j]`` (the training categories) where it
-        is given, else their values. The caller's data is copied, never
+        is given, else their values; categories missing from
+        ``category_levels[j]`` are missing values, or an error if
+        ``unknown_categories == "error"``. The caller's data is copied, never
         modified.
         """
         if isinstance(X, pd.DataFrame) and not self._columns_by_name:
@@ -55,7 +58,7 @@ class BaseExplainer(BaseEstimator):
             levels = category_levels or [None] * X.shape[1]
             X = pd.DataFrame(
                 {
-                    column: _category_codes(X[column], level)
+                    column: _category_codes(X[column], level, unknown_categories)
                     for column, level in zip(X.columns, levels, strict=True)
                 },
                 index=X.index,
@@ -124,15 +127,23 @@ def feature_names(names, n_features: int) -> tuple[np.ndarray, bool]:
     return np.asarray([str(name) for name in names], dtype=object), True
 
 
-def _category_codes(column: pd.Series, levels) -> pd.Series:
+def _category_codes(column: pd.Series, levels, unknown: str) -> pd.Series:
     """A categorical column's codes as floats (NaN where missing); others as is.
 
     With ``levels`` (the training categories), codes are positions in it, as
-    the model counts them; values it does not list are missing.
+    the model counts them; values it does not list are missing, or raise a
+    ``ValueError`` if ``unknown == "error"``.
     """
     if not isinstance(column.dtype, pd.CategoricalDtype):
         return column
     if levels is not None:
-        column = column.cat.set_categories(list(levels))
+        recoded = column.cat.set_categories(list(levels))
+        unseen = column[recoded.isna() & column.notna()].unique().tolist()
+        if unseen and unknown == "error":
+            raise ValueError(
+                f"Column {column.name!r} has categories the model did not see "
+                f"in training: {unseen}."
+            )
+        column = recoded
     codes = column.cat.codes.astype(np.float64)
     return codes.where(codes >= 0)

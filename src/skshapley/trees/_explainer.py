@@ -210,10 +210,8 @@ class TreeExplainer(BaseExplainer):
             allow_inf=ensemble.allow_inf,
             categories_as_codes=ensemble.categories_as_codes,
             category_levels=ensemble.category_levels,
+            unknown_categories=ensemble.unknown_categories,
         )
-        if ensemble.truncated_features:
-            columns = list(ensemble.truncated_features)
-            X[:, columns] = np.trunc(X[:, columns])
         if ensemble.float32_inputs:
             # X is our own copy: round it to float32 values in place.
             chunk = max(1, _CAST_CHUNK_VALUES // X.shape[1])
@@ -226,6 +224,10 @@ class TreeExplainer(BaseExplainer):
                     "X contains values too large for float32, which the model "
                     "compares in."
                 )
+        if ensemble.categorical_features:
+            columns = list(ensemble.categorical_features)
+            rounding = np.floor if ensemble.category_rounding == "floor" else np.trunc
+            X[:, columns] = rounding(X[:, columns])
         return X, index
 
     def _node_arrays(self):

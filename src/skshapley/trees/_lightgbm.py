@@ -157,7 +157,10 @@ def _categorical_features(dump, booster, trees) -> dict:
         for tree in trees
         for u in np.flatnonzero(tree["is_categorical"])
     }
-    fields = {"truncated_features": tuple(sorted(split_on.union(categorical)))}
+    fields = {
+        "categorical_features": tuple(sorted(split_on.union(categorical))),
+        "category_rounding": "trunc",
+    }
     pandas_categorical = getattr(booster, "pandas_categorical", None)
     if pandas_categorical and len(pandas_categorical) == len(categorical):
         levels = [None] * booster.num_feature()

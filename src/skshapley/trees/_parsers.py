@@ -37,6 +37,17 @@ _PARSERS = {
         ("lightgbm.", name): ("._lightgbm", "parse_lightgbm")
         for name in ("LGBMRegressor", "LGBMClassifier", "LGBMRanker", "Booster")
     },
+    **{
+        ("xgboost.", name): ("._xgboost", "parse_xgboost")
+        for name in (
+            "XGBRegressor",
+            "XGBClassifier",
+            "XGBRanker",
+            "XGBRFRegressor",
+            "XGBRFClassifier",
+            "Booster",
+        )
+    },
 }
 
 SUPPORTED_MODELS = sorted(f"{prefix}{name}" for prefix, name in _PARSERS)

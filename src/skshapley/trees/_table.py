@@ -96,9 +96,15 @@ class TreeEnsemble:
         Per feature, the categories seen in training (codes are positions in
         this list), or None; used to recode DataFrame columns as the model
         does.
-    truncated_features : tuple of int, default=()
-        Features whose values the model truncates to integers before routing
-        (LightGBM's categorical features).
+    categorical_features : tuple of int, default=()
+        Features the model routes as category codes.
+    category_rounding : {"trunc", "floor"}, default="trunc"
+        How the model makes their values integral before routing: LightGBM
+        truncates, XGBoost floors (after its float32 cast).
+    unknown_categories : {"missing", "error"}, default="missing"
+        What the model does with DataFrame categories it did not see in
+        training: route them as missing values (LightGBM) or refuse them
+        (XGBoost).
     """
 
     feature: np.ndarray
@@ -123,7 +129,9 @@ class TreeEnsemble:
     feature_names: tuple | None = None
     categories_as_codes: bool = False
     category_levels: tuple | None = None
-    truncated_features: tuple = ()
+    categorical_features: tuple = ()
+    category_rounding: str = "trunc"
+    unknown_categories: str = "missing"
 
     @property
     def n_outputs(self) -> int:
@@ -147,8 +155,7 @@ def concatenate_trees(trees, **ensemble_fields) -> TreeEnsemble:
     **ensemble_fields
         ``base_offset``, ``n_features``, ``float32_inputs``, ``allow_nan``,
         ``allow_inf``, ``output_names``, ``raw_output`` and optionally
-        ``feature_names``, ``categories_as_codes``, ``category_levels`` and
-        ``truncated_features``.
+        ``feature_names`` and the category fields.
     """
     offsets = np.cumsum([0] + [len(tree["feature"]) for tree in trees])
     n_values = max(tree["value"].shape[1] for tree in trees)
