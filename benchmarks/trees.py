@@ -1,9 +1,10 @@
-"""Path-dependent TreeSHAP: skshapley against shap, FastTreeSHAP and QuadraSHAP.
+"""Path-dependent TreeSHAP: skshapley against shap, FastTreeSHAP, QuadraSHAP and
+XGBoost's and LightGBM's own.
 
 What is measured
 ----------------
-Three scikit-learn tree ensembles, fitted on seeded synthetic data (sizes
-shrink with ``--quick``):
+Three scikit-learn tree ensembles and three XGBoost / LightGBM ones, fitted on
+seeded synthetic data (sizes shrink with ``--quick``):
 
 * (a) ``RandomForestRegressor(n_estimators=100, max_depth=12)`` on 10000 × 20
   ``make_friedman1`` data (5 informative features, 15 noise), explaining 500
@@ -12,17 +13,37 @@ shrink with ``--quick``):
   5000 × 20 binary ``make_classification`` data, explaining 1000 rows of the
   log-odds margin (``decision_function``);
 * (c) ``HistGradientBoostingRegressor(max_iter=300, max_leaf_nodes=63)`` on
-  10000 × 50 ``make_regression`` data, explaining 1000 rows.
+  10000 × 50 ``make_regression`` data, explaining 1000 rows;
+* (d) ``xgboost.XGBRegressor(n_estimators=200, max_depth=6,
+  tree_method="hist")`` on 10000 × 50 ``make_regression`` data, explaining
+  1000 rows of its margin (``predict(X, output_margin=True)``);
+* (e) ``xgboost.XGBRegressor(n_estimators=500, max_depth=8,
+  tree_method="hist")`` on 20000 × 50 ``make_regression`` data, explaining
+  1000 rows of its margin;
+* (f) ``lightgbm.LGBMRegressor(n_estimators=300, num_leaves=63, verbose=-1)``
+  on 10000 × 50 ``make_regression`` data, explaining 1000 rows of its raw
+  score (``predict(X, raw_score=True)``).
+
+(d), (e) and (f) are skipped, with a note, when xgboost or lightgbm is not
+installed or when skshapley's TreeExplainer rejects the model (the TypeError
+of an unsupported model).
 
 The features are rounded to float32 (and kept as float64), so that every
 method routes every row the way the fitted model does: scikit-learn's trees
-compare float32 features with their thresholds.
+and XGBoost's compare float32 features with their thresholds.
 
 Each workload is explained, in one process and side by side, by
 
 * ``skshapley.TreeExplainer(model, n_jobs=...).fit().explain(X)``;
+* on (d), (e), (f), the library's own TreeSHAP: XGBoost's
+  ``booster.predict(DMatrix(X, nthread=k), pred_contribs=True)`` after
+  ``booster.set_param({"nthread": k})``, LightGBM's ``model.predict(X,
+  pred_contrib=True, num_threads=k)``; their last column is the base value;
 * ``shap.TreeExplainer(model, feature_perturbation="tree_path_dependent")``,
-  ``shap_values(X, check_additivity=False)`` (its C++ TreeSHAP; single-threaded);
+  ``shap_values(X, check_additivity=False)`` (its C++ TreeSHAP; single-threaded).
+  On XGBoost and LightGBM models shap (0.51) does not run its own kernel but
+  calls the library's ``pred_contribs`` / ``pred_contrib`` (a note says so);
+  for XGBoost the script sets the booster's ``nthread`` to 1 for it;
 * FastTreeSHAP (the ``fasttreeshap-fixed`` package, or the original
   ``fasttreeshap``), ``TreeExplainer(model, algorithm="v1" | "v2",
   n_jobs=...)``; its ``v2`` falls back to ``v1`` when it expects to run out of
@@ -36,12 +57,14 @@ Each workload is explained, in one process and side by side, by
   ``--quadrashap-path`` or the ``QUADRASHAP_PATH`` environment variable (a
   ``pip install --no-deps --target DIR`` of that repository).
 
-shap, FastTreeSHAP and QuadraSHAP are optional: they are imported lazily, and
-a method that is missing or does not support a model is skipped with a note.
+shap, FastTreeSHAP, QuadraSHAP, xgboost and lightgbm are optional: they are
+imported lazily, and a method that is missing or does not support a model is
+skipped with a note (XGBoost's and LightGBM's own explain only their models).
 
 Threads: first every method with one thread (``n_jobs=1``, inside
 ``threadpoolctl.threadpool_limits(1)`` so that no BLAS or OpenMP pool grows),
-then all CPUs (``n_jobs=-1``) for skshapley and FastTreeSHAP. shap's and
+then all CPUs (``n_jobs=-1``) for skshapley, FastTreeSHAP and XGBoost's and
+LightGBM's own (their ``nthread`` / ``num_threads``). shap's and
 QuadraSHAP's kernels are single-threaded: in the all-CPU block they show their
 one-thread times again (marked ``1†``), not a new run.
 
@@ -56,7 +79,12 @@ largest efficiency residual over the explained rows,
     max_rows |sum_i phi_i + base - f(x)| / max_rows |f(x)|,
 
 with ``base`` the method's expected value and ``f(x)`` the model's raw output
-(``predict`` for the regressors, ``decision_function`` for the classifier).
+(``predict`` for the regressors, ``decision_function`` for the classifier,
+``predict(X, output_margin=True)`` for XGBoost, ``predict(X, raw_score=True)``
+for LightGBM). XGBoost's margin and its ``pred_contribs`` are float32, so
+every residual on (d) and (e) is ~1e-7 or more; a note gives each method's
+residual against the margin summed in float64 instead (the float32 leaf
+values of the leaves ``pred_leaf`` reaches, plus ``base_score``).
 Every method first explains a few rows to warm up, then 1 and ``PILOT_ROWS``
 rows, which estimate its time per row and its fixed time per call (FastTreeSHAP
 v2 precomputes per call). A method whose full run would take more than
@@ -68,14 +96,16 @@ over those rows).
 Run it from the repository root, in an environment where skshapley is
 installed::
 
-    python benchmarks/trees.py            # full run, about 5 minutes on 2 cores
+    python benchmarks/trees.py            # full run, about 6 minutes on 2 cores
     python benchmarks/trees.py --quick    # smoke run, a few seconds
     python benchmarks/trees.py --repeat 5 # best of 5 runs per measurement
+    python benchmarks/trees.py --workload d --workload e --workload f
 """
 
 import argparse
 import datetime
 import importlib
+import json
 import os
 import platform
 import sys
@@ -125,6 +155,15 @@ class Workload:
     raw: np.ndarray  # the model's raw output on them, (n_rows, n_outputs)
     fit_seconds: float
     structure: str
+    # the raw output summed in float64 from the leaves, when the model's own is
+    # coarser (XGBoost's margin is float32); None: `raw` is float64 already
+    raw64: np.ndarray | None = None
+
+
+# The scikit-learn workloads, and the boosting-library ones: key -> library.
+SKLEARN_WORKLOADS = ("a", "b", "c")
+BOOSTER_WORKLOADS = {"d": "xgboost", "e": "xgboost", "f": "lightgbm"}
+WORKLOADS = SKLEARN_WORKLOADS + tuple(BOOSTER_WORKLOADS)
 
 
 def float32_rounded(X):
@@ -132,8 +171,31 @@ def float32_rounded(X):
 
 
 def tree_structure(model) -> str:
-    """Trees, leaves and largest depth of a fitted scikit-learn ensemble."""
+    """Trees, leaves and largest depth of a fitted ensemble."""
     try:
+        if hasattr(model, "get_booster"):  # XGBoost: a text dump, tabs = depth
+            dump = model.get_booster().get_dump()
+            leaves = [
+                line.count("\t")
+                for tree in dump
+                for line in tree.splitlines()
+                if "leaf=" in line
+            ]
+            return f"{len(dump)} trees, {len(leaves)} leaves, max depth {max(leaves)}"
+        if hasattr(model, "booster_"):  # LightGBM
+            trees = model.booster_.dump_model()["tree_info"]
+            leaves = sum(tree["num_leaves"] for tree in trees)
+            depth = 0
+            for tree in trees:
+                stack = [(tree["tree_structure"], 0)]
+                while stack:
+                    node, level = stack.pop()
+                    if "left_child" in node:
+                        stack.append((node["left_child"], level + 1))
+                        stack.append((node["right_child"], level + 1))
+                    else:
+                        depth = max(depth, level)
+            return f"{len(trees)} trees, {leaves} leaves, max depth {depth}"
         if hasattr(model, "_predictors"):  # HistGradientBoosting*
             predictors = [p for it in model._predictors for p in it]
             leaves = sum(p.get_n_leaf_nodes() for p in predictors)
@@ -148,8 +210,36 @@ def tree_structure(model) -> str:
     return f"{len(predictors)} trees, {leaves} leaves, max depth {depth}"
 
 
-def make_workloads(quick: bool, keys):
-    """Fit the models (not timed against the methods) and pick the rows."""
+def xgboost_margin64(xgboost, model, X):
+    """XGBoost's margin summed in float64: its intercept plus the leaf values
+    of the leaves ``pred_leaf`` reaches (their float32 values, as stored).
+
+    xgboost's own margin is a float32 sum, off by ~1e-7 relative; this one is
+    what exact Shapley values add up to. None unless the model is a single
+    output identity-link ``gbtree`` (the intercept is then ``base_score``).
+    """
+    booster = model.get_booster()
+    learner = json.loads(booster.save_raw(raw_format="json"))["learner"]
+    if (
+        learner["objective"]["name"] != "reg:squarederror"
+        or learner["gradient_booster"]["name"] != "gbtree"
+    ):
+        return None
+    trees = learner["gradient_booster"]["model"]["trees"]
+    base = np.float32(learner["learner_model_param"]["base_score"].strip("[]"))
+    leaves = booster.predict(xgboost.DMatrix(X), pred_leaf=True).astype(np.intp)
+    raw = np.full(len(X), float(base))
+    for i, tree in enumerate(trees):  # a leaf's value is its split_condition
+        values = np.asarray(tree["split_conditions"], dtype=np.float32)
+        raw += values[leaves[:, i]].astype(np.float64)
+    return raw.reshape(len(X), 1)
+
+
+def make_workloads(quick: bool, keys, libraries):
+    """Fit the models (not timed against the methods) and pick the rows.
+
+    Yields a Workload, or a string saying why a workload is skipped.
+    """
     specs = {
         "a": (
             (1000, 10, 50, {"n_estimators": 10, "max_depth": 6})
@@ -166,9 +256,28 @@ def make_workloads(quick: bool, keys):
             if quick
             else (10_000, 50, 1000, {"max_iter": 300, "max_leaf_nodes": 63})
         ),
+        "d": (
+            (1000, 10, 100, {"n_estimators": 10, "max_depth": 3})
+            if quick
+            else (10_000, 50, 1000, {"n_estimators": 200, "max_depth": 6})
+        ),
+        "e": (
+            (1000, 10, 100, {"n_estimators": 10, "max_depth": 4})
+            if quick
+            else (20_000, 50, 1000, {"n_estimators": 500, "max_depth": 8})
+        ),
+        "f": (
+            (1000, 10, 100, {"n_estimators": 10, "num_leaves": 15})
+            if quick
+            else (10_000, 50, 1000, {"n_estimators": 300, "num_leaves": 63})
+        ),
     }
     for key in keys:
         n_samples, n_features, n_explain, params = specs[key]
+        library = BOOSTER_WORKLOADS.get(key)
+        if library is not None and library not in libraries:
+            yield f"({key}) skipped: {library} is not importable"
+            continue
         if key == "a":
             X, y = make_friedman1(
                 n_samples, n_features=n_features, noise=1.0, random_state=SEED
@@ -187,35 +296,80 @@ def make_workloads(quick: bool, keys):
                 n_samples, n_features=n_features, n_informative=n_features // 2,
                 noise=10.0, random_state=SEED,
             )  # fmt: skip
-            model = HistGradientBoostingRegressor(**params, random_state=SEED)
             data = "make_regression"
+            if key == "c":
+                model = HistGradientBoostingRegressor(**params, random_state=SEED)
+            elif library == "xgboost":
+                params = {**params, "tree_method": "hist"}
+                model = libraries["xgboost"].XGBRegressor(**params, random_state=SEED)
+            else:
+                params = {**params, "verbose": -1}
+                model = libraries["lightgbm"].LGBMRegressor(**params, random_state=SEED)
         X = float32_rounded(X)
         start = time.perf_counter()
         model.fit(X, y)
         fit_seconds = time.perf_counter() - start
         X_explain = X[:n_explain]
-        if hasattr(model, "decision_function"):
+        raw64 = None
+        if library == "xgboost":
+            raw = model.predict(X_explain, output_margin=True)
+            output = "margin, output_margin=True"
+            raw64 = xgboost_margin64(libraries["xgboost"], model, X_explain)
+        elif library == "lightgbm":
+            raw = model.predict(X_explain, raw_score=True)
+            output = "raw_score=True"
+        elif hasattr(model, "decision_function"):
             raw = model.decision_function(X_explain)
             output = "log-odds margin"
         else:
             raw = model.predict(X_explain)
             output = "prediction"
-        args = ", ".join(f"{k}={v}" for k, v in params.items())
+        args = ", ".join(f"{k}={v!r}" for k, v in params.items())
         title = (
             f"({key}) {type(model).__name__}({args}) | {n_samples}x{n_features} "
             f"{data} | explain {n_explain} rows ({output})"
         )
+        raw = np.asarray(raw, dtype=float).reshape(n_explain, -1)
         yield Workload(
-            key, title, model, X_explain, raw.reshape(n_explain, -1), fit_seconds,
-            tree_structure(model),
+            key, title, model, X_explain, raw, fit_seconds, tree_structure(model),
+            raw64,
         )  # fmt: skip
+
+
+def booster_libraries(keys):
+    """The boosting libraries the workloads need: ({name: module}, notes)."""
+    libraries, notes = {}, []
+    for name in sorted({BOOSTER_WORKLOADS[k] for k in keys if k in BOOSTER_WORKLOADS}):
+        try:
+            libraries[name] = importlib.import_module(name)
+        except ImportError as error:
+            notes.append(f"{name} not importable ({error})")
+    return libraries, notes
+
+
+def skshapley_rejects(model):
+    """Why skshapley's TreeExplainer rejects the model (its TypeError for an
+    unsupported model), or None: any other error is left to the timed run,
+    which reports it as a failure."""
+    from skshapley import TreeExplainer
+
+    try:
+        TreeExplainer(model).fit()
+    except TypeError as error:
+        if "does not support" in str(error):
+            return str(error).split(". ")[0]  # not the list of supported models
+    except Exception:
+        pass
+    return None
 
 
 # -- methods -----------------------------------------------------------------
 #
 # A method's `prepare(model, n_jobs)` builds its explainer and returns a
 # function `explain(X) -> (phi, base)`: `phi` of shape (n_rows, n_features) or
-# (n_rows, n_outputs, n_features), `base` a scalar or (n_outputs,).
+# (n_rows, n_outputs, n_features), `base` a scalar or (n_outputs,), or
+# (n_rows, n_outputs) for a base per row (the boosting libraries' own
+# contributions, whose last column is the base).
 
 
 class Unavailable(Exception):
@@ -229,6 +383,8 @@ class Method:
     threaded: bool  # whether it has a thread count (n_jobs)
     version: str = ""
     notes: list = field(default_factory=list)
+    # which models it is for; the others skip it without a note
+    supports: Callable = lambda model: True
 
 
 def skshapley_method():
@@ -257,16 +413,37 @@ def skshapley_method():
     return Method("skshapley", prepare, threaded=True), None
 
 
+def booster_library(model):
+    """ "xgboost" or "lightgbm" for those libraries' models, else None."""
+    module = type(model).__module__.split(".")[0]
+    return module if module in ("xgboost", "lightgbm") else None
+
+
 def shap_method():
     try:
         shap = importlib.import_module("shap")
     except ImportError as error:
         return None, f"shap not importable ({error}); skipped"
+    method = Method("shap path-dependent", None, False, shap.__version__)
 
     def prepare(model, n_jobs):
         explainer = shap.TreeExplainer(
             model, feature_perturbation="tree_path_dependent"
         )
+        library = booster_library(model)
+        if library is not None:
+            # shap's tree_path_dependent path hands these models to the
+            # library's own contributions; for XGBoost with the booster's threads
+            if library == "xgboost":
+                model.get_booster().set_param({"nthread": 1})
+            own = "pred_contribs" if library == "xgboost" else "pred_contrib"
+            note = (
+                f"{method.name}: shap {shap.__version__} explains {library} models "
+                f"by calling {library}'s own {own} (one thread here), not its C++ "
+                "TreeSHAP"
+            )
+            if note not in method.notes:
+                method.notes.append(note)
 
         def explain(X):
             phi = explainer.shap_values(X, check_additivity=False)
@@ -278,7 +455,8 @@ def shap_method():
 
         return explain
 
-    return Method("shap path-dependent", prepare, False, shap.__version__), None
+    method.prepare = prepare
+    return method, None
 
 
 def fasttreeshap_methods():
@@ -326,6 +504,52 @@ def fasttreeshap_methods():
         return method
 
     return [make("v1"), make("v2")], None
+
+
+def native_methods(libraries):
+    """The boosting libraries' own path-dependent TreeSHAP (their C++),
+    threaded by their own thread count."""
+    methods = []
+    xgboost = libraries.get("xgboost")
+    if xgboost is not None:
+
+        def prepare_xgboost(model, n_jobs):
+            booster = model.get_booster()
+            threads = effective_n_threads(n_jobs)
+            booster.set_param({"nthread": threads})
+
+            def explain(X):
+                matrix = xgboost.DMatrix(X, nthread=threads)
+                contribs = booster.predict(matrix, pred_contribs=True)
+                contribs = contribs.reshape(len(X), -1, X.shape[1] + 1)
+                return contribs[..., :-1], contribs[..., -1]
+
+            return explain
+
+        methods.append(Method(
+            "xgboost pred_contribs", prepare_xgboost, True,
+            f"xgboost {xgboost.__version__}",
+            supports=lambda model: isinstance(model, xgboost.XGBModel),
+        ))  # fmt: skip
+    lightgbm = libraries.get("lightgbm")
+    if lightgbm is not None:
+
+        def prepare_lightgbm(model, n_jobs):
+            threads = effective_n_threads(n_jobs)
+
+            def explain(X):
+                contribs = model.predict(X, pred_contrib=True, num_threads=threads)
+                contribs = contribs.reshape(len(X), -1, X.shape[1] + 1)
+                return contribs[..., :-1], contribs[..., -1]
+
+            return explain
+
+        methods.append(Method(
+            "lightgbm pred_contrib", prepare_lightgbm, True,
+            f"lightgbm {lightgbm.__version__}",
+            supports=lambda model: isinstance(model, lightgbm.LGBMModel),
+        ))  # fmt: skip
+    return methods
 
 
 def quadrashap_method(path):
@@ -388,6 +612,7 @@ class Row:
     runs: int = 0
     residual: float | None = None
     ratio: float | None = None
+    residual64: float | None = None  # against Workload.raw64
     fixed: float = 0.0  # the part of a scaled time that was not scaled
     note: str = ""
 
@@ -417,10 +642,12 @@ def efficiency_residual(phi, base, raw):
     phi = np.asarray(phi, dtype=float)
     n_rows, n_outputs = raw.shape
     phi = phi.reshape(n_rows, -1, phi.shape[-1])
-    base = np.asarray(base, dtype=float).reshape(-1)
-    if phi.shape[1] != n_outputs or base.size not in (1, n_outputs):
+    base = np.asarray(base, dtype=float)
+    per_row = base.ndim == 2  # (n_rows, n_outputs)
+    base = base.reshape(n_rows, -1) if per_row else base.reshape(-1)
+    if phi.shape[1] != n_outputs or base.shape[-1] not in (1, n_outputs):
         raise ValueError(
-            f"{phi.shape[1]} outputs explained, base of size {base.size}, "
+            f"{phi.shape[1]} outputs explained, base of shape {base.shape}, "
             f"model has {n_outputs}"
         )
     residual = np.abs(phi.sum(axis=-1) + base - raw).max()
@@ -453,6 +680,8 @@ def measure(method, workload, n_jobs, repeat, threads_label):
     if getattr(explain, "ran", None):
         row.method += f" (ran {explain.ran})"
     row.residual = efficiency_residual(phi, base, workload.raw[:n_timed])
+    if workload.raw64 is not None:
+        row.residual64 = efficiency_residual(phi, base, workload.raw64[:n_timed])
     if hasattr(explain, "raw_predict"):
         raw = np.asarray(explain.raw_predict(X), dtype=float).reshape(n_rows, -1)
         difference = np.abs(raw - workload.raw).max() / np.abs(workload.raw).max()
@@ -467,6 +696,7 @@ def run_workload(workload, methods, reference_name, repeat, errors):
     blocks = [(1, "1"), (-1, str(all_threads))]
     rows = []
     single = {}
+    methods = [m for m in methods if m.supports(workload.model)]
     for n_jobs, label in blocks:
         block = []
         for method in methods:
@@ -516,6 +746,18 @@ def run_workload(workload, methods, reference_name, repeat, errors):
             if len({n.rsplit(" (", 1)[0] for n in raw_notes}) == 1
             else "; ".join(raw_notes)
         ))  # fmt: skip
+    residual64 = {}
+    for row in (row for block in rows for row in block):
+        if row.residual64 is not None and row.threads != "1†":
+            name = row.method
+            residual64[name] = max(residual64.get(name, 0.0), row.residual64)
+    if residual64:
+        notes.append(
+            "the model's raw output is a float32 sum, so the residuals above "
+            "cannot go below ~1e-7; against it summed in float64 from the "
+            "leaves (pred_leaf): "
+            + ", ".join(f"{name} {value:.1e}" for name, value in residual64.items())
+        )
     for method in methods:
         notes += [n for n in method.notes if n not in notes]
         method.notes.clear()
@@ -566,7 +808,7 @@ def main():
         "--repeat", type=int, default=3, help="timed runs per measurement (best of)"
     )
     parser.add_argument(
-        "--workload", action="append", choices=("a", "b", "c"),
+        "--workload", action="append", choices=WORKLOADS,
         help="run only these workloads (repeatable; default: all)",
     )  # fmt: skip
     parser.add_argument(
@@ -575,6 +817,7 @@ def main():
         "(default: $QUADRASHAP_PATH)",
     )  # fmt: skip
     args = parser.parse_args()
+    keys = [k for k in WORKLOADS if k in (args.workload or WORKLOADS)]
 
     methods, skipped = [], []
     sk, reason = skshapley_method()
@@ -582,6 +825,10 @@ def main():
         methods.append(sk)
     else:
         skipped.append(reason)
+    libraries, reasons = booster_libraries(keys)
+    skipped += reasons
+    native = native_methods(libraries)
+    methods += native
     shap, reason = shap_method()
     if shap is not None:
         methods.append(shap)
@@ -604,6 +851,7 @@ def main():
     ]
     if fasttree:
         versions.append(fasttree[0].version)
+    versions += [m.version for m in native]
     print(" | ".join(versions))
     print(
         f"numpy {np.__version__} | scikit-learn {sklearn.__version__} | "
@@ -625,7 +873,17 @@ def main():
     print()
 
     errors = []
-    for workload in make_workloads(args.quick, args.workload or ("a", "b", "c")):
+    for workload in make_workloads(args.quick, keys, libraries):
+        if isinstance(workload, str):  # skipped
+            print(f"{workload}\n")
+            continue
+        if sk is not None and workload.key in BOOSTER_WORKLOADS:
+            reason = skshapley_rejects(workload.model)
+            if reason is not None:
+                print(
+                    f"{workload.title}\n    skipped: skshapley rejects it: {reason}\n"
+                )
+                continue
         blocks, notes = run_workload(
             workload, methods, reference_name, args.repeat, errors
         )
