@@ -166,6 +166,19 @@ def predict_ensemble(table, X):
     return out
 
 
+def reached_nodes(table, X):
+    """For each internal node, the rows of ``X`` the table routes through it."""
+    reaching = {}
+    for i, x in enumerate(X):
+        for root in table.roots:
+            node = root
+            while table.left[node] >= 0:
+                reaching.setdefault(node, []).append(i)
+                go_left = route_left(table, node, x[table.feature[node]])
+                node = table.left[node] if go_left else table.right[node]
+    return reaching
+
+
 def path_dependent_value(table, x, coalition):
     """shap's path-dependent value function, by its recursive definition.
 

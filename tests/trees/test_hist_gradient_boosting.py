@@ -7,7 +7,7 @@ from naive import (
     path_dependent_shapley,
     path_dependent_value,
     predict_ensemble,
-    route_left,
+    reached_nodes,
 )
 from sklearn.ensemble import (
     HistGradientBoostingClassifier,
@@ -65,14 +65,7 @@ def rows_on_thresholds(table, X):
     Each numerical node gets two rows that reach it (found by the table's
     routing, which the comparison with sklearn checks on ``X`` itself).
     """
-    reaching = {}
-    for i, x in enumerate(X):
-        for root in table.roots:
-            node = root
-            while table.left[node] >= 0:
-                reaching.setdefault(node, []).append(i)
-                go_left = route_left(table, node, x[table.feature[node]])
-                node = table.left[node] if go_left else table.right[node]
+    reaching = reached_nodes(table, X)
     rows = []
     for node, reached in reaching.items():
         t = table.threshold[node]

@@ -18,7 +18,7 @@ import pytest
 from naive import (
     path_dependent_shapley,
     predict_ensemble,
-    route_left,
+    reached_nodes,
     tree_shapley_by_paths,
 )
 
@@ -164,19 +164,6 @@ def contributions(model, X):
     return np.reshape(
         model.predict(X, pred_contrib=True), (len(X), n_outputs(model), -1)
     )
-
-
-def reached_nodes(table, X):
-    """For each internal node, the rows of ``X`` that reach it."""
-    reaching = {}
-    for i, x in enumerate(X):
-        for root in table.roots:
-            node = root
-            while table.left[node] >= 0:
-                reaching.setdefault(node, []).append(i)
-                go_left = route_left(table, node, x[table.feature[node]])
-                node = table.left[node] if go_left else table.right[node]
-    return reaching
 
 
 def in_zero_bound_gap(value):

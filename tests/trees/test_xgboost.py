@@ -24,6 +24,7 @@ import pytest
 from naive import (
     path_dependent_shapley,
     predict_ensemble,
+    reached_nodes,
     route_left,
     tree_shapley_by_paths,
 )
@@ -234,14 +235,7 @@ def rows_on_conditions(table, X):
     float32 below the condition. Also float64 values a quarter of an ulp
     inside the gap, which the float32 cast rounds onto either side.
     """
-    reaching = {}
-    for i, x in enumerate(X):
-        for root in table.roots:
-            node = root
-            while table.left[node] >= 0:
-                reaching.setdefault(node, []).append(i)
-                go_left = route_left(table, node, x[table.feature[node]])
-                node = table.left[node] if go_left else table.right[node]
+    reaching = reached_nodes(table, X)
     rows = []
     for node, reached in reaching.items():
         if table.is_categorical[node]:
