@@ -168,9 +168,8 @@ class TreeExplainer(BaseExplainer):
         ensemble = self.ensemble_
         values = np.zeros((len(X), ensemble.n_outputs, ensemble.n_features))
         out_of_memory = np.zeros(1, dtype=np.intc)
-        _tree_core.tree_shapley(
-            X, *self._node_arrays(), ensemble.roots, ensemble.tree_output,
-            ensemble.tree_width, *self._rules, self._max_depth, values,
+        self._forest().shapley(
+            X, *self._rules, self._max_depth, values,
             effective_n_threads(self.n_jobs), out_of_memory,
         )  # fmt: skip
         if out_of_memory[0]:
@@ -195,10 +194,7 @@ class TreeExplainer(BaseExplainer):
         X, _ = self._prepared(X)
         ensemble = self.ensemble_
         out = np.tile(ensemble.base_offset, (len(X), 1))
-        _tree_core.predict(
-            X, *self._node_arrays(), ensemble.roots, ensemble.tree_output,
-            ensemble.tree_width, out, effective_n_threads(self.n_jobs),
-        )  # fmt: skip
+        self._forest().predict(X, out, effective_n_threads(self.n_jobs))
         return out[:, 0] if ensemble.n_outputs == 1 else out
 
     def _prepared(self, X):
@@ -230,13 +226,9 @@ class TreeExplainer(BaseExplainer):
             X[:, columns] = rounding(X[:, columns])
         return X, index
 
-    def _node_arrays(self):
-        ensemble = self.ensemble_
-        return (
-            ensemble.feature, ensemble.left, ensemble.right, ensemble.threshold,
-            self._cover_ratio, ensemble.value, ensemble.missing_left,
-            ensemble.is_categorical, ensemble.category_bitset,
-        )  # fmt: skip
+    def _forest(self) -> _tree_core.Forest:
+        """The node arrays in the compiled kernels' form (cheap: no copies)."""
+        return _tree_core.Forest(self.ensemble_, self._cover_ratio)
 
 
 def _cover_ratios(ensemble) -> np.ndarray:

@@ -216,31 +216,6 @@ cdef void _visit(
     walk.cover_product[feature] = cover_product
 
 
-cdef _Trees _trees(
-    const Py_ssize_t[::1] feature,
-    const Py_ssize_t[::1] left,
-    const Py_ssize_t[::1] right,
-    const double[::1] threshold,
-    const double[::1] cover_ratio,
-    const double[:, ::1] value,
-    const unsigned char[::1] missing_left,
-    const unsigned char[::1] is_categorical,
-    const unsigned int[:, ::1] bitset,
-):
-    cdef _Trees trees
-    trees.feature = &feature[0]
-    trees.left = &left[0]
-    trees.right = &right[0]
-    trees.threshold = &threshold[0]
-    trees.cover_ratio = &cover_ratio[0]
-    trees.value = &value[0, 0]
-    trees.value_stride = value.shape[1]
-    trees.missing_left = &missing_left[0]
-    trees.is_categorical = &is_categorical[0]
-    trees.bitset = &bitset[0, 0]
-    return trees
-
-
 cdef void _explain_block(
     const _Trees *trees,
     double *state,
@@ -298,107 +273,128 @@ cdef void _explain_block(
         _visit(trees, &walk, roots[tree], 0)
 
 
-def tree_shapley(
-    const double[:, ::1] X,
-    const Py_ssize_t[::1] feature,
-    const Py_ssize_t[::1] left,
-    const Py_ssize_t[::1] right,
-    const double[::1] threshold,
-    const double[::1] cover_ratio,
-    const double[:, ::1] value,
-    const unsigned char[::1] missing_left,
-    const unsigned char[::1] is_categorical,
-    const unsigned int[:, ::1] bitset,
-    const Py_ssize_t[::1] roots,
-    const Py_ssize_t[::1] tree_output,
-    const Py_ssize_t[::1] tree_width,
-    const double[::1] rule_nodes,
-    const double[::1] rule_weights,
-    const Py_ssize_t[::1] rule_start,
-    const Py_ssize_t[::1] rule_size,
-    Py_ssize_t max_depth,
-    double[:, :, ::1] out,
-    int n_threads,
-    int[::1] out_of_memory,
-):
-    """Add each sample's path-dependent Shapley values to ``out``.
+cdef class Forest:
+    """A TreeEnsemble's node arrays (see _table.py), ready for the kernels.
 
-    ``out`` has shape (n_samples, n_outputs, n_features) and is zeroed by the
-    caller. Tree ``t`` uses the rule ``rule_nodes[rule_start[t]:][:rule_size[t]]``
-    (exact when it has ceil(D / 2) points for the tree's largest number D of
-    distinct features on a path); ``max_depth`` bounds every tree's depth.
+    Parameters
+    ----------
+    ensemble : TreeEnsemble
+        The parsed model.
+    cover_ratio : ndarray of shape (n_nodes,)
+        ``cover[node] / cover[parent]``, 1 at the roots.
     """
-    cdef _Trees trees = _trees(
-        feature, left, right, threshold, cover_ratio, value, missing_left,
-        is_categorical, bitset,
-    )
-    cdef Py_ssize_t n_samples = X.shape[0], n_features = X.shape[1]
-    cdef Py_ssize_t n_outputs = out.shape[1], width = value.shape[1]
-    cdef Py_ssize_t m_max = 1, levels = max_depth + 2
-    cdef Py_ssize_t n_blocks = (n_samples + _BLOCK_ROWS - 1) // _BLOCK_ROWS
-    cdef Py_ssize_t b, first, tree
-    cdef double *state = NULL
 
-    for tree in range(rule_size.shape[0]):
-        m_max = max(m_max, rule_size[tree])
-    with nogil, parallel(num_threads=n_threads):
-        state = <double *> malloc(
-            (
-                (2 * _BLOCK_ROWS + 1) * n_features
-                + levels * m_max * (_BLOCK_ROWS * (1 + width) + 2)
-                + levels * _BLOCK_ROWS * 5
-                + _BLOCK_ROWS
-            ) * sizeof(double)
-        )
-        for b in prange(n_blocks, schedule="dynamic"):
-            if state == NULL:
-                out_of_memory[0] = 1
-                continue
-            first = b * _BLOCK_ROWS
-            _explain_block(
-                &trees, state, &X[first, 0], &out[first, 0, 0],
-                min(<Py_ssize_t> _BLOCK_ROWS, n_samples - first),
-                n_features, n_outputs, levels, m_max, width,
-                roots, tree_output, tree_width,
-                rule_nodes, rule_weights, rule_start, rule_size,
+    cdef const Py_ssize_t[::1] feature, left, right, roots, tree_output, tree_width
+    cdef const double[::1] threshold, cover_ratio
+    cdef const double[:, ::1] value
+    cdef const unsigned char[::1] missing_left, is_categorical
+    cdef const unsigned int[:, ::1] bitset
+    cdef _Trees trees
+
+    def __init__(self, ensemble, cover_ratio):
+        self.feature = ensemble.feature
+        self.left = ensemble.left
+        self.right = ensemble.right
+        self.roots = ensemble.roots
+        self.tree_output = ensemble.tree_output
+        self.tree_width = ensemble.tree_width
+        self.threshold = ensemble.threshold
+        self.cover_ratio = cover_ratio
+        self.value = ensemble.value
+        self.missing_left = ensemble.missing_left
+        self.is_categorical = ensemble.is_categorical
+        self.bitset = ensemble.category_bitset
+        self.trees.feature = &self.feature[0]
+        self.trees.left = &self.left[0]
+        self.trees.right = &self.right[0]
+        self.trees.threshold = &self.threshold[0]
+        self.trees.cover_ratio = &self.cover_ratio[0]
+        self.trees.value = &self.value[0, 0]
+        self.trees.value_stride = self.value.shape[1]
+        self.trees.missing_left = &self.missing_left[0]
+        self.trees.is_categorical = &self.is_categorical[0]
+        self.trees.bitset = &self.bitset[0, 0]
+
+    def shapley(
+        self,
+        const double[:, ::1] X,
+        const double[::1] rule_nodes,
+        const double[::1] rule_weights,
+        const Py_ssize_t[::1] rule_start,
+        const Py_ssize_t[::1] rule_size,
+        Py_ssize_t max_depth,
+        double[:, :, ::1] out,
+        int n_threads,
+        int[::1] out_of_memory,
+    ):
+        """Add each sample's path-dependent Shapley values to ``out``.
+
+        ``out`` has shape (n_samples, n_outputs, n_features) and is zeroed by
+        the caller. Tree ``t`` uses the rule
+        ``rule_nodes[rule_start[t]:][:rule_size[t]]`` (exact when it has
+        ceil(D / 2) points for the tree's largest number D of distinct
+        features on a path); ``max_depth`` bounds every tree's depth.
+        """
+        cdef Py_ssize_t n_samples = X.shape[0], n_features = X.shape[1]
+        cdef Py_ssize_t n_outputs = out.shape[1], width = self.value.shape[1]
+        cdef Py_ssize_t m_max = 1, levels = max_depth + 2
+        cdef Py_ssize_t n_blocks = (n_samples + _BLOCK_ROWS - 1) // _BLOCK_ROWS
+        cdef Py_ssize_t b, first, tree
+        cdef double *state = NULL
+        cdef const _Trees *trees = &self.trees
+        cdef const Py_ssize_t[::1] roots = self.roots
+        cdef const Py_ssize_t[::1] tree_output = self.tree_output
+        cdef const Py_ssize_t[::1] tree_width = self.tree_width
+
+        for tree in range(rule_size.shape[0]):
+            m_max = max(m_max, rule_size[tree])
+        with nogil, parallel(num_threads=n_threads):
+            state = <double *> malloc(
+                (
+                    (2 * _BLOCK_ROWS + 1) * n_features
+                    + levels * m_max * (_BLOCK_ROWS * (1 + width) + 2)
+                    + levels * _BLOCK_ROWS * 5
+                    + _BLOCK_ROWS
+                ) * sizeof(double)
             )
-        free(state)
+            for b in prange(n_blocks, schedule="dynamic"):
+                if state == NULL:
+                    out_of_memory[0] = 1
+                    continue
+                first = b * _BLOCK_ROWS
+                _explain_block(
+                    trees, state, &X[first, 0], &out[first, 0, 0],
+                    min(<Py_ssize_t> _BLOCK_ROWS, n_samples - first),
+                    n_features, n_outputs, levels, m_max, width,
+                    roots, tree_output, tree_width,
+                    rule_nodes, rule_weights, rule_start, rule_size,
+                )
+            free(state)
 
+    def predict(self, const double[:, ::1] X, double[:, ::1] out, int n_threads):
+        """Add each sample's leaf values to ``out`` (n_samples, n_outputs)."""
+        cdef const _Trees *trees = &self.trees
+        cdef const Py_ssize_t[::1] roots = self.roots
+        cdef const Py_ssize_t[::1] left = self.left
+        cdef const Py_ssize_t[::1] right = self.right
+        cdef const Py_ssize_t[::1] feature = self.feature
+        cdef const Py_ssize_t[::1] tree_output = self.tree_output
+        cdef const Py_ssize_t[::1] tree_width = self.tree_width
+        cdef const double[:, ::1] value = self.value
+        cdef Py_ssize_t i, tree, node, o
 
-def predict(
-    const double[:, ::1] X,
-    const Py_ssize_t[::1] feature,
-    const Py_ssize_t[::1] left,
-    const Py_ssize_t[::1] right,
-    const double[::1] threshold,
-    const double[::1] cover_ratio,
-    const double[:, ::1] value,
-    const unsigned char[::1] missing_left,
-    const unsigned char[::1] is_categorical,
-    const unsigned int[:, ::1] bitset,
-    const Py_ssize_t[::1] roots,
-    const Py_ssize_t[::1] tree_output,
-    const Py_ssize_t[::1] tree_width,
-    double[:, ::1] out,
-    int n_threads,
-):
-    """Add each sample's leaf values to ``out`` (n_samples, n_outputs)."""
-    cdef _Trees trees = _trees(
-        feature, left, right, threshold, cover_ratio, value, missing_left,
-        is_categorical, bitset,
-    )
-    cdef Py_ssize_t i, tree, node, o
-
-    for i in prange(X.shape[0], nogil=True, num_threads=n_threads, schedule="static"):
-        for tree in range(roots.shape[0]):
-            node = roots[tree]
-            while left[node] >= 0:
-                if _goes_left(&trees, node, X[i, feature[node]]):
-                    node = left[node]
-                else:
-                    node = right[node]
-            for o in range(tree_width[tree]):
-                out[i, tree_output[tree] + o] += value[node, o]
+        for i in prange(
+            X.shape[0], nogil=True, num_threads=n_threads, schedule="static"
+        ):
+            for tree in range(roots.shape[0]):
+                node = roots[tree]
+                while left[node] >= 0:
+                    if _goes_left(trees, node, X[i, feature[node]]):
+                        node = left[node]
+                    else:
+                        node = right[node]
+                for o in range(tree_width[tree]):
+                    out[i, tree_output[tree] + o] += value[node, o]
 
 
 def path_statistics(
