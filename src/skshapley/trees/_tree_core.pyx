@@ -33,9 +33,11 @@ from libc.math cimport fabs, isnan
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
+from ._table import ZERO_AS_MISSING
 
-# LightGBM's kZeroThreshold (see _table.py).
-cdef double _ZERO_AS_MISSING = 1.0000000180025095e-35
+
+# LightGBM's kZeroThreshold, defined once in _table.py.
+cdef double _ZERO_AS_MISSING = ZERO_AS_MISSING
 
 
 cdef extern from "_lanes.h" nogil:
@@ -86,7 +88,8 @@ cdef struct _Walk:
     double *cover_product           # B_j, (n_features,): the same for all samples
     double *products                # G(t_k), (levels, m, block)
     double *sums                    # H(t_k, output), (levels, width, m, block)
-    double *shared                  # per level: 1/f and g before the split, (2, m)
+    double *shared                  # per level: 1/f and g before the split, and
+                                    # g's weighted changes on each side, (4, m)
     double *was_present             # A before the node's split, (levels, block)
     double *went_left               # 1.0 if the sample goes left, (levels, block)
     double *gone                    # per level: A was already 0, (levels, block)
@@ -130,8 +133,10 @@ cdef void _visit(
     cdef double *child_products = products + m * n
     cdef double *sums = walk.sums + depth * width * m * n
     cdef double *child_sums = sums + width * m * n
-    cdef double *reciprocal = walk.shared + depth * 2 * m
+    cdef double *reciprocal = walk.shared + depth * 4 * m
     cdef double *old_g = reciprocal + m
+    cdef double *follow_change = reciprocal + 2 * m
+    cdef double *leave_change = reciprocal + 3 * m
     cdef double *was_present = walk.was_present + depth * n
     cdef double *went_left = walk.went_left + depth * n
     cdef double *gone = walk.gone + depth * n
@@ -141,7 +146,7 @@ cdef void _visit(
     cdef const double *x
     cdef const double *t = walk.nodes
     cdef const double *w = walk.weights
-    cdef double cover_product, new_cover, ratio, factor, follow_g, leave_g, follow
+    cdef double cover_product, new_cover, ratio, factor, follow
 
     if trees.left[node] < 0:
         for o in range(width):
@@ -168,6 +173,8 @@ cdef void _visit(
     for k in range(m):
         reciprocal[k] = 1.0 / ((1.0 - t[k]) * cover_product + t[k])
         old_g[k] = (1.0 - cover_product) * reciprocal[k]
+    for s in range(n):
+        gone[s] = 1.0 - was_present[s]
     for side in range(2):
         child = trees.left[node] if side == 0 else trees.right[node]
         ratio = trees.cover_ratio[child]
@@ -179,12 +186,14 @@ cdef void _visit(
             continue
         for s in range(n):
             follow = went_left[s] if side == 0 else 1.0 - went_left[s]
-            gone[s] = 1.0 - was_present[s]
             follows[s] = was_present[s] * follow
             leaves[s] = was_present[s] * (1.0 - follow)
             present[s] = follows[s]
         for k in range(m):
             factor = (1.0 - t[k]) * new_cover + t[k]
+            # The weighted change of g when A stays 1, and when it becomes 0.
+            follow_change[k] = w[k] * ((1.0 - new_cover) / factor - old_g[k])
+            leave_change[k] = w[k] * (-1.0 / (1.0 - t[k]) - old_g[k])
             lanes_select_scale(
                 child_products + k * n, products + k * n, gone, follows, leaves,
                 ratio, factor * reciprocal[k],
@@ -196,11 +205,8 @@ cdef void _visit(
             for s in range(n):
                 walk.total[s] = 0.0
             for k in range(m):
-                factor = (1.0 - t[k]) * new_cover + t[k]
-                follow_g = w[k] * ((1.0 - new_cover) / factor - old_g[k])
-                leave_g = w[k] * (-1.0 / (1.0 - t[k]) - old_g[k])
                 lanes_select_accumulate(
-                    walk.total, follows, leaves, follow_g, leave_g,
+                    walk.total, follows, leaves, follow_change[k], leave_change[k],
                     child_sums + (o * m + k) * n, n,
                 )
             for s in range(n):
@@ -248,7 +254,7 @@ cdef void _explain_block(
     walk.products = walk.cover_product + n_features
     walk.sums = walk.products + levels * m_max * block
     walk.shared = walk.sums + levels * width_max * m_max * block
-    walk.was_present = walk.shared + levels * 2 * m_max
+    walk.was_present = walk.shared + levels * 4 * m_max
     walk.went_left = walk.was_present + levels * block
     walk.gone = walk.went_left + levels * block
     walk.follows = walk.gone + levels * block
@@ -352,7 +358,7 @@ cdef class Forest:
             state = <double *> malloc(
                 (
                     (2 * _BLOCK_ROWS + 1) * n_features
-                    + levels * m_max * (_BLOCK_ROWS * (1 + width) + 2)
+                    + levels * m_max * (_BLOCK_ROWS * (1 + width) + 4)
                     + levels * _BLOCK_ROWS * 5
                     + _BLOCK_ROWS
                 ) * sizeof(double)
