@@ -179,6 +179,25 @@ def reached_nodes(table, X):
     return reaching
 
 
+def rows_on_thresholds(table, X):
+    """Rows placed exactly on, just below and just above each threshold.
+
+    Each numerical node with a finite threshold gets two rows of ``X`` that
+    reach it, with the node's feature replaced by the three values.
+    """
+    rows = []
+    for node, reached in reached_nodes(table, X).items():
+        t = table.threshold[node]
+        if table.is_categorical[node] or not np.isfinite(t):
+            continue
+        for i in reached[:2]:
+            for value in (t, np.nextafter(t, -np.inf), np.nextafter(t, np.inf)):
+                row = X[i].copy()
+                row[table.feature[node]] = value
+                rows.append(row)
+    return np.array(rows)
+
+
 def path_dependent_value(table, x, coalition):
     """shap's path-dependent value function, by its recursive definition.
 

@@ -7,7 +7,7 @@ from naive import (
     path_dependent_shapley,
     path_dependent_value,
     predict_ensemble,
-    reached_nodes,
+    rows_on_thresholds,
 )
 from sklearn.ensemble import (
     HistGradientBoostingClassifier,
@@ -57,26 +57,6 @@ def fitted(kind, categorical=True, **params):
     if kind == "binary":
         return HistGradientBoostingClassifier(**params).fit(X, y > 1.5)
     return HistGradientBoostingClassifier(**params).fit(X, np.digitize(y, [0, 1, 2]))
-
-
-def rows_on_thresholds(table, X):
-    """Rows placed exactly on, just below and just above each threshold.
-
-    Each numerical node gets two rows that reach it (found by the table's
-    routing, which the comparison with sklearn checks on ``X`` itself).
-    """
-    reaching = reached_nodes(table, X)
-    rows = []
-    for node, reached in reaching.items():
-        t = table.threshold[node]
-        if table.is_categorical[node] or not np.isfinite(t):
-            continue
-        for i in reached[:2]:
-            for value in (t, np.nextafter(t, -np.inf), np.nextafter(t, np.inf)):
-                row = X[i].copy()
-                row[table.feature[node]] = value
-                rows.append(row)
-    return np.array(rows)
 
 
 def prediction_rows(table, X):

@@ -18,7 +18,7 @@ import pytest
 from naive import (
     path_dependent_shapley,
     predict_ensemble,
-    reached_nodes,
+    rows_on_thresholds,
     tree_shapley_by_paths,
 )
 
@@ -166,33 +166,6 @@ def contributions(model, X):
     )
 
 
-def in_zero_bound_gap(value):
-    """Is ``value`` where the zero-as-missing bounds differ (see below)?"""
-    return 1e-35 < abs(value) <= K_ZERO
-
-
-def rows_on_thresholds(table, X):
-    """Rows on, just below and just above each numerical threshold.
-
-    With zero-as-missing nodes, values in ``in_zero_bound_gap`` are left out
-    (see test_zero_as_missing_bound).
-    """
-    zero_as_missing = bool((table.missing_left & 2).any())
-    rows = []
-    for node, reached in reached_nodes(table, X).items():
-        if table.is_categorical[node]:
-            continue
-        t = table.threshold[node]
-        for i in reached[:2]:
-            for value in (t, np.nextafter(t, -np.inf), np.nextafter(t, np.inf)):
-                if zero_as_missing and in_zero_bound_gap(value):
-                    continue
-                row = X[i].copy()
-                row[table.feature[node]] = value
-                rows.append(row)
-    return np.array(rows)
-
-
 def prediction_rows(table, X):
     """Training rows, threshold rows, NaN, zeros, ±inf and unseen categories."""
     rng = np.random.default_rng(3)
@@ -202,11 +175,9 @@ def prediction_rows(table, X):
         nan = base.copy()
         nan[:, j] = np.nan
         parts.append(nan)
-    zero_as_missing = bool((table.missing_left & 2).any())
-    values = [v for v in TINY if not (zero_as_missing and in_zero_bound_gap(v))]
     for j in NUMERICAL:
-        tiny = np.repeat(base[:4], len(values), axis=0)
-        tiny[:, j] = np.tile(values, 4)
+        tiny = np.repeat(base[:4], len(TINY), axis=0)
+        tiny[:, j] = np.tile(TINY, 4)
         parts.append(tiny)
     infinite = base.copy()
     infinite[:6, NUMERICAL] = np.inf
@@ -600,13 +571,7 @@ def test_numerical_split_rules(missing_type, default_left):
     # NaN -> 0 (types None, Zero); |x| <= K_ZERO -> 0 before any split (so a
     # threshold in [-K_ZERO, K_ZERO) routes tiny values as 0); Zero: zeros to
     # the default side; NaN: NaN to the default side; else x <= threshold.
-    X = np.array(
-        [
-            value
-            for value in NUMERICAL_VALUES
-            if missing_type != "Zero" or not in_zero_bound_gap(value)
-        ]
-    )[:, None]
+    X = np.array(NUMERICAL_VALUES)[:, None]
     for threshold in THRESHOLDS:
         booster = one_split(threshold, missing_type, default_left)
         table = parse_lightgbm(booster)
