@@ -93,18 +93,19 @@ class BaseExplainer(BaseEstimator):
         """
         return type(self)(**self.get_params(deep=False))
 
-    def _frame(self, values: np.ndarray, index) -> pd.DataFrame:
-        """A DataFrame of values of shape (n_samples, n_outputs, n_features).
+    def _frame(self, values: np.ndarray, index, players=None) -> pd.DataFrame:
+        """A DataFrame of values of shape (n_samples, n_outputs, n_players).
 
-        The DataFrame wraps ``values`` without copying it.
+        The players are the features unless named. The DataFrame wraps
+        ``values`` without copying it.
         """
         n_samples, n_outputs, n_features = values.shape
+        players = list(self.feature_names_in_ if players is None else players)
         if n_outputs == 1:
-            columns = pd.Index(list(self.feature_names_in_))
+            columns = pd.Index(players)
         else:
             columns = pd.MultiIndex.from_product(
-                [list(self.output_names_), list(self.feature_names_in_)],
-                names=["output", "feature"],
+                [list(self.output_names_), players], names=["output", "feature"]
             )
         flat = values.reshape(n_samples, n_outputs * n_features)
         return pd.DataFrame(flat, index=index, columns=columns, copy=False)

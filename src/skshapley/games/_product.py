@@ -20,7 +20,12 @@ import numpy as np
 from .._threads import effective_n_threads
 from .._validation import check_games
 from . import _product_core
-from ._quadrature import auto_n_points, check_n_quadrature_points, stack_rules
+from ._quadrature import (
+    auto_n_points,
+    check_n_quadrature_points,
+    error_bounds,
+    stack_rules,
+)
 
 
 def product_shapley(
@@ -94,16 +99,43 @@ def product_shapley(
     """
     a, b, weights = check_games(a, b, weights)
     check_n_quadrature_points(n_quadrature_points)
+    values, _, _ = solve_games(
+        a, b, weights, groups, n_quadrature_points, reduce=reduce, n_jobs=n_jobs
+    )
+    return values
+
+
+def solve_games(
+    a: np.ndarray,
+    b: np.ndarray,
+    weights: np.ndarray,
+    groups: Sequence[Sequence[int]] | None,
+    n_quadrature_points: int | str,
+    *,
+    reduce: bool,
+    n_jobs: int | None,
+    with_bounds: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Shapley values of validated games, the points used and error bounds.
+
+    The work of :func:`product_shapley` once its inputs are checked. With
+    ``with_bounds``, also each game's bound on the quadrature error of its
+    values relative to ``|w| max_S |v(S) / w|`` (0 for exact rules), from
+    :func:`~skshapley.games._quadrature.error_bounds`.
+    """
     weight_exponents = np.zeros(len(weights), dtype=np.intc)
     if groups is not None:
         a, b, weight_exponents = _quotient_game(a, b, groups, n_jobs)
+    n_threads = effective_n_threads(n_jobs)
     if n_quadrature_points == "auto":
-        n_points = auto_n_points(a, b, effective_n_threads(n_jobs))
+        n_points = auto_n_points(a, b, n_threads)
     else:
         n_points = np.full(len(a), n_quadrature_points, dtype=np.intp)
-    return _game_values(
+    bounds = error_bounds(a, b, n_points, n_threads) if with_bounds else None
+    values = _game_values(
         a, b, weights, weight_exponents, stack_rules(n_points), reduce, n_jobs
     )
+    return values, n_points, bounds
 
 
 def product_banzhaf(a, b=None, weights=None, *, n_jobs: int | None = None):

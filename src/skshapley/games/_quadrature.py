@@ -166,19 +166,9 @@ def auto_n_points(a: np.ndarray, b: np.ndarray, n_threads: int = 1) -> np.ndarra
     """The ``"auto"`` number of points for each game of a batch.
 
     The exact rule while it has at most ``EXACT_AUTO_LIMIT`` points; beyond
-    that, the fewest points whose Gauss–Legendre error bound is below
-    ``AUTO_TOLERANCE * max_S |v(S)|`` for every player, and never more than the
-    exact rule.
-
-    The bound. Scale player ``j`` so that ``max(|a_j|, |b_j|) = 1`` (this
-    scales every ``v(S)`` alike and makes ``max_S |v(S)| = |w|``). On the
-    Bernstein ellipse of [0, 1] with parameter ``rho``, whose points lie within
-    ``A = (rho + 1/rho) / 4`` of 1/2, each factor obeys
-    ``|f_j(z)| <= |f_j(1/2)| + |a_j - b_j| A <= 1 + q_j (A - 1/2)`` with
-    ``q_j = |a_j - b_j|``. By Jensen's inequality the product over ``n``
-    players is at most ``M = (1 + q (A - 1/2))**n`` for the mean ``q``, and the
-    rule's error on [0, 1] is at most ``(32/15) M rho**(-2m) / (rho**2 - 1)``;
-    the Shapley value multiplies it by ``|a_i - b_i| <= 2``.
+    that, the fewest points whose Gauss–Legendre error bound (see
+    :func:`error_bounds`) is below ``AUTO_TOLERANCE * max_S |v(S)|`` for every
+    player, and never more than the exact rule.
 
     Parameters
     ----------
@@ -191,25 +181,75 @@ def auto_n_points(a: np.ndarray, b: np.ndarray, n_threads: int = 1) -> np.ndarra
     -------
     n_points : ndarray of shape (n_games,), dtype intp
     """
-    n_moving = np.empty(len(a), dtype=np.intp)
-    mean_gap = np.empty(len(a))
-    _product_core.game_statistics(a, b, n_moving, mean_gap, n_threads)
+    n_moving, mean_gap = _game_statistics(a, b, n_threads)
     n_points = np.maximum(1, (n_moving + 1) // 2)
     large = n_points > EXACT_AUTO_LIMIT
     if not large.any():
         return n_points
+    log_error = _log_error_at_zero_points(n_moving[large], mean_gap[large])
+    needed = np.ceil((log_error - np.log(AUTO_TOLERANCE)) / (2.0 * _LOG_RHO))
+    n_points[large] = np.clip(needed.min(axis=1), 1, n_points[large]).astype(np.intp)
+    return n_points
 
+
+def error_bounds(
+    a: np.ndarray, b: np.ndarray, n_points: np.ndarray, n_threads: int = 1
+) -> np.ndarray:
+    """Bounds on the quadrature error of each game's Shapley values.
+
+    The bound. Scale player ``j`` so that ``max(|a_j|, |b_j|) = 1`` (this
+    scales every ``v(S)`` alike and makes ``max_S |v(S)| = |w|``). On the
+    Bernstein ellipse of [0, 1] with parameter ``rho``, whose points lie within
+    ``A = (rho + 1/rho) / 4`` of 1/2, each factor obeys
+    ``|f_j(z)| <= |f_j(1/2)| + |a_j - b_j| A <= 1 + q_j (A - 1/2)`` with
+    ``q_j = |a_j - b_j|``. By Jensen's inequality the product over ``n``
+    players is at most ``M = (1 + q (A - 1/2))**n`` for the mean ``q``, and the
+    ``m``-point rule's error on [0, 1] is at most
+    ``(32/15) M rho**(-2m) / (rho**2 - 1)`` (Trefethen, Thm. 19.3); the Shapley
+    value multiplies it by ``|a_i - b_i| <= 2``. The bound is minimized over
+    ``rho``; it is 0 where ``n_points`` reaches the exact rule.
+
+    Parameters
+    ----------
+    a, b : ndarray of shape (n_games, n_players)
+        The games' factors, C-contiguous float64.
+    n_points : ndarray of shape (n_games,)
+        The number of points each game is evaluated with.
+    n_threads : int, default=1
+        OpenMP threads for the pass over the factors.
+
+    Returns
+    -------
+    bounds : ndarray of shape (n_games,)
+        Bounds on ``|phi_i - phi_i(exact)| / max_S |v(S)|`` for every player.
+    """
+    n_moving, mean_gap = _game_statistics(a, b, n_threads)
+    bounds = np.zeros(len(a))
+    inexact = np.asarray(n_points) < (n_moving + 1) // 2
+    if inexact.any():
+        log_error = _log_error_at_zero_points(n_moving[inexact], mean_gap[inexact])
+        log_error -= 2.0 * _LOG_RHO * np.asarray(n_points)[inexact, None]
+        bounds[inexact] = np.exp(log_error.min(axis=1))
+    return bounds
+
+
+def _game_statistics(a, b, n_threads):
+    """Each game's number of non-dummy players and their mean scaled gap."""
+    n_moving = np.empty(len(a), dtype=np.intp)
+    mean_gap = np.empty(len(a))
+    _product_core.game_statistics(a, b, n_moving, mean_gap, n_threads)
+    return n_moving, mean_gap
+
+
+def _log_error_at_zero_points(n_moving, mean_gap):
+    """``log(bound * rho**(2m))`` per game (rows) and ellipse ``rho`` (columns)."""
     rho = np.exp(_LOG_RHO)
     growth = (rho + 1.0 / rho) / 4.0 - 0.5
-    log_error = (
+    return (
         np.log(64.0 / 15.0)
         - np.log(rho**2 - 1.0)
-        + n_moving[large, None] * np.log1p(mean_gap[large, None] * growth)
-        - np.log(AUTO_TOLERANCE)
+        + n_moving[:, None] * np.log1p(mean_gap[:, None] * growth)
     )
-    needed = np.ceil(log_error / (2.0 * _LOG_RHO)).min(axis=1)
-    n_points[large] = np.clip(needed, 1, n_points[large]).astype(n_points.dtype)
-    return n_points
 
 
 def stack_rules(n_points: np.ndarray) -> tuple[np.ndarray, ...]:

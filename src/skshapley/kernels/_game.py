@@ -1,0 +1,106 @@
+"""The kernel game: what a product-kernel model is, for the explainer.
+
+A product-kernel model predicts ``f(x) = sum_i alpha_i prod_j k_j(x_j, r_ij)
++ c`` from reference points ``r_i`` (training points or support vectors) and
+dual weights ``alpha_i``. Its value function ``v(S) = sum_i alpha_i prod_{j in
+S} k_j(x_j, r_ij) + c`` is a sum of pure product games, one per reference
+point, with factors ``a_j = k_j(x_j, r_ij)`` in (0, 1].
+
+Every supported kernel is ``exp`` of minus a per-feature distance:
+
+* ``squared``:  ``gamma_j (x - y)**2`` (RBF, anisotropic RBF);
+* ``absolute``: ``gamma_j |x - y|`` (Laplacian);
+* ``chi2``:     ``gamma_j (x - y)**2 / (x + y)``, 0 where ``x + y = 0``
+  (scikit-learn's exponential chi-squared kernel).
+
+A model whose kernel is a sum of such products (a Gaussian process's
+``C1 * RBF1 + C2 * RBF2``) has one :class:`KernelComponent` per term.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class KernelComponent:
+    """One product kernel and the reference points it is evaluated at.
+
+    Attributes
+    ----------
+    reference : ndarray of shape (n_references, n_features)
+        The points ``r_i``.
+    weights : ndarray of shape (n_references, n_outputs)
+        The dual weights ``alpha_i`` of each output (times the term's constant).
+    squared, absolute, chi2 : ndarray of shape (n_features,)
+        The coefficients ``gamma_j`` of each distance (0 where unused).
+    """
+
+    reference: np.ndarray
+    weights: np.ndarray
+    squared: np.ndarray
+    absolute: np.ndarray
+    chi2: np.ndarray
+
+    def log_factors(self, X: np.ndarray, references: slice) -> np.ndarray:
+        """``log k_j(x_j, r_ij)`` for the rows ``X`` and the ``references``.
+
+        Of shape (n_samples, n_references, n_features), in one vectorized
+        pass; in logs, so that no factor underflows before it is needed.
+        """
+        reference = self.reference[references]
+        difference = X[:, None, :] - reference[None, :, :]
+        log_k = np.zeros_like(difference)
+        if self.squared.any():
+            log_k -= self.squared * difference**2
+        if self.absolute.any():
+            log_k -= self.absolute * np.abs(difference)
+        if self.chi2.any():
+            total = X[:, None, :] + reference[None, :, :]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(total != 0.0, difference**2 / total, 0.0)
+            log_k -= self.chi2 * ratio
+        return log_k
+
+
+@dataclass(frozen=True)
+class KernelGame:
+    """A parsed product-kernel model: components, intercept and outputs.
+
+    Attributes
+    ----------
+    components : tuple of KernelComponent
+        The product kernels whose games are summed.
+    intercept : ndarray of shape (n_outputs,)
+        The constant ``c`` of each output (with constant kernel terms folded
+        in).
+    output_names : tuple
+        One name per output.
+    raw_output : str
+        What the outputs are: ``"value"``, ``"decision function"`` or
+        ``"latent mean"``.
+    feature_names : ndarray of str or None
+        The model's feature names, if it was fitted on a DataFrame.
+    n_features : int
+        The number of features.
+    nonnegative_inputs : bool
+        Whether the kernel is defined only for ``X >= 0`` (chi-squared).
+    """
+
+    components: tuple[KernelComponent, ...]
+    intercept: np.ndarray
+    output_names: tuple
+    raw_output: str
+    feature_names: np.ndarray | None
+    n_features: int
+    nonnegative_inputs: bool = False
+
+    @property
+    def n_outputs(self) -> int:
+        """The number of outputs."""
+        return len(self.intercept)
+
+    @property
+    def expected_value(self) -> np.ndarray:
+        """``v(∅) = sum_i alpha_i + c`` per output: every factor is 1."""
+        return self.intercept + sum(c.weights.sum(axis=0) for c in self.components)
