@@ -4,11 +4,23 @@ Nothing here calls skshapley: every function enumerates coalitions or uses
 plain NumPy, so that the fast code is checked against something independent.
 """
 
+import copy
 import itertools
 from fractions import Fraction
 from math import factorial
 
 import numpy as np
+from sklearn.gaussian_process import GaussianProcessClassifier, GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import (
+    RBF,
+    ConstantKernel,
+    Product,
+    Sum,
+    WhiteKernel,
+)
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.metrics.pairwise import chi2_kernel, laplacian_kernel, rbf_kernel
+from sklearn.svm import SVC, SVR, NuSVC, NuSVR
 
 
 def table_of(value, n_players):
@@ -287,3 +299,162 @@ def tree_shapley_by_paths(table, x):
                     table.value[node, :width] * (a[i] - b[i]) * integral
                 )
     return phi
+
+
+# ---------------------------------------------------------------------------
+# Kernel models: the value function v(S) = sum_i alpha_i k_S(x, r_i) + c, with
+# k_S scikit-learn's own kernel evaluated on the features in S only.
+
+_PAIRWISE = {"rbf": rbf_kernel, "laplacian": laplacian_kernel, "chi2": chi2_kernel}
+
+
+def kernel_model_output(model, X):
+    """What the kernel explainer explains, straight from the model.
+
+    ``predict`` for regressors and GPR; ``decision_function`` for SVC and
+    NuSVC, one-vs-one for several classes; the latent mean
+    ``k(X, X_train) @ (y_train - pi)`` of a binary GPC's Laplace model.
+    """
+    if isinstance(model, SVC | NuSVC):
+        ovo = copy.deepcopy(model).set_params(decision_function_shape="ovo")
+        return ovo.decision_function(X)
+    if isinstance(model, GaussianProcessClassifier):
+        laplace = model.base_estimator_
+        return laplace.kernel_(X, laplace.X_train_) @ (laplace.y_train_ - laplace.pi_)
+    return model.predict(X)
+
+
+def restricted_gp_kernel(kernel, coalition, n_features):
+    """A Gaussian-process kernel that sees only the features in ``coalition``.
+
+    An RBF factor with length scale +inf on feature ``j`` ignores it (the term
+    ``((x_j - y_j) / inf)**2`` is 0), so every RBF gets length scale inf
+    outside the coalition; constants and white noise see no features.
+    """
+    if isinstance(kernel, Sum | Product):
+        return type(kernel)(
+            restricted_gp_kernel(kernel.k1, coalition, n_features),
+            restricted_gp_kernel(kernel.k2, coalition, n_features),
+        )
+    if isinstance(kernel, RBF):
+        length_scale = np.ones(n_features) * kernel.length_scale
+        length_scale[[j for j in range(n_features) if j not in coalition]] = np.inf
+        return RBF(length_scale)
+    if isinstance(kernel, ConstantKernel | WhiteKernel):
+        return kernel
+    raise TypeError(f"no oracle for {kernel!r}")
+
+
+def gp_kernel_without_features(kernel):
+    """k(x, y) of a GP kernel on no features, by the kernel algebra.
+
+    RBF is 1 (an empty product), a constant its value, white noise 0 between
+    two different sets of points (how the models evaluate it at prediction).
+    """
+    if isinstance(kernel, Sum | Product):
+        first = gp_kernel_without_features(kernel.k1)
+        second = gp_kernel_without_features(kernel.k2)
+        return first + second if isinstance(kernel, Sum) else first * second
+    if isinstance(kernel, RBF):
+        return 1.0
+    if isinstance(kernel, ConstantKernel):
+        return kernel.constant_value
+    if isinstance(kernel, WhiteKernel):
+        return 0.0
+    raise TypeError(f"no oracle for {kernel!r}")
+
+
+def _ovo_weights(model):
+    """Dual weights of each one-vs-one decision function, (n_SV, n_pairs).
+
+    Pair (i, j): the support vectors of class i weighted by row j - 1 of
+    ``dual_coef_``, those of class j by row i; zero for the other classes'.
+    """
+    start = np.r_[0, np.cumsum(model.n_support_)]
+    n_classes = len(model.classes_)
+    columns = []
+    for i in range(n_classes):
+        for j in range(i + 1, n_classes):
+            alpha = np.zeros(len(model.support_vectors_))
+            of_i, of_j = slice(start[i], start[i + 1]), slice(start[j], start[j + 1])
+            alpha[of_i] = model.dual_coef_[j - 1, of_i]
+            alpha[of_j] = model.dual_coef_[i, of_j]
+            columns.append(alpha)
+    return np.column_stack(columns)
+
+
+def kernel_expansion(model):
+    """The model as ``sum_i alpha_i k(x, r_i) + c`` from its own attributes.
+
+    Returns the reference points ``R`` (n_ref, n_features), the weights
+    ``alpha`` (n_ref, n_outputs), the intercepts ``c`` (n_outputs,) and the
+    kernel, a scikit-learn kernel name with its ``gamma`` or a GP kernel.
+    """
+    gamma = None
+    if isinstance(model, KernelRidge):
+        R, alpha, c = model.X_fit_, model.dual_coef_, np.zeros(1)
+        kernel, gamma = model.kernel, model.gamma
+        if gamma is None and isinstance(kernel, str):
+            gamma = 1.0 / model.n_features_in_  # of all features, not of S
+        if alpha.ndim == 2:
+            c = np.zeros(alpha.shape[1])
+    elif isinstance(model, SVR | NuSVR | SVC | NuSVC):
+        R, c = model.support_vectors_, model.intercept_
+        alpha = model.dual_coef_.T if len(c) == 1 else _ovo_weights(model)
+        kernel, gamma = model.kernel, model._gamma  # the gamma libsvm was given
+    elif isinstance(model, GaussianProcessRegressor):
+        # predict: y_std * k(x, X_train) @ alpha_ + y_mean (0 and 1 unless
+        # normalize_y); scikit-learn keeps the two statistics private.
+        R, kernel = model.X_train_, model.kernel_
+        alpha = model.alpha_ * np.ravel(model._y_train_std)
+        c = np.ravel(model._y_train_mean)
+    elif isinstance(model, GaussianProcessClassifier):
+        laplace = model.base_estimator_
+        R, kernel = laplace.X_train_, laplace.kernel_
+        alpha, c = laplace.y_train_ - laplace.pi_, np.zeros(1)
+    else:
+        raise TypeError(f"no oracle for {type(model).__name__}")
+    R, c = np.asarray(R, dtype=float), np.asarray(c, dtype=float)
+    return R, alpha.reshape(len(R), -1), c, (kernel, gamma)
+
+
+def kernel_on_features(kernel, A, B, coalition):
+    """The kernel matrix k_S(A, B) on the features in ``coalition`` only."""
+    kernel, gamma = kernel
+    coalition = sorted(coalition)
+    if isinstance(kernel, str):
+        if not coalition:
+            return np.ones((len(A), len(B)))
+        return _PAIRWISE[kernel](A[:, coalition], B[:, coalition], gamma=gamma)
+    return restricted_gp_kernel(kernel, set(coalition), A.shape[1])(A, B)
+
+
+def kernel_value(model, x, coalition):
+    """v(S) of the kernel game of ``model`` at the row ``x``, per output."""
+    R, alpha, c, kernel = kernel_expansion(model)
+    return kernel_on_features(kernel, x[None], R, coalition)[0] @ alpha + c
+
+
+def kernel_value_table(model, x):
+    """v(S) for all 2**d coalitions S (bitmask order), shape (2**d, n_outputs)."""
+    d = len(x)
+    return np.array(
+        [
+            kernel_value(model, x, {j for j in range(d) if mask >> j & 1})
+            for mask in range(2**d)
+        ]
+    )
+
+
+def kernel_shapley(model, x, groups=None):
+    """Shapley values of the kernel game by enumeration, (n_players, n_outputs).
+
+    ``groups`` (lists of feature positions) makes the players the groups, in
+    that order: the quotient game.
+    """
+    d = len(x)
+    tables = kernel_value_table(model, x)
+    if groups is not None:
+        tables = np.column_stack([quotient_table(t, groups) for t in tables.T])
+        d = len(groups)
+    return np.column_stack([shapley_by_enumeration(t, d) for t in tables.T])

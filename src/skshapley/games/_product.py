@@ -24,6 +24,7 @@ from ._quadrature import (
     auto_n_points,
     check_n_quadrature_points,
     error_bounds,
+    game_statistics,
     stack_rules,
 )
 
@@ -127,11 +128,14 @@ def solve_games(
     if groups is not None:
         a, b, weight_exponents = _quotient_game(a, b, groups, n_jobs)
     n_threads = effective_n_threads(n_jobs)
+    statistics = None
+    if n_quadrature_points == "auto" or with_bounds:
+        statistics = game_statistics(a, b, n_threads)
     if n_quadrature_points == "auto":
-        n_points = auto_n_points(a, b, n_threads)
+        n_points = auto_n_points(a, b, statistics=statistics)
     else:
         n_points = np.full(len(a), n_quadrature_points, dtype=np.intp)
-    bounds = error_bounds(a, b, n_points, n_threads) if with_bounds else None
+    bounds = error_bounds(n_points, statistics) if with_bounds else None
     values = _game_values(
         a, b, weights, weight_exponents, stack_rules(n_points), reduce, n_jobs
     )

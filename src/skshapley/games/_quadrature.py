@@ -162,7 +162,13 @@ def check_n_quadrature_points(n_quadrature_points) -> None:
     )
 
 
-def auto_n_points(a: np.ndarray, b: np.ndarray, n_threads: int = 1) -> np.ndarray:
+def auto_n_points(
+    a: np.ndarray,
+    b: np.ndarray,
+    n_threads: int = 1,
+    *,
+    statistics: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
     """The ``"auto"`` number of points for each game of a batch.
 
     The exact rule while it has at most ``EXACT_AUTO_LIMIT`` points; beyond
@@ -176,12 +182,14 @@ def auto_n_points(a: np.ndarray, b: np.ndarray, n_threads: int = 1) -> np.ndarra
         The games' factors, C-contiguous float64.
     n_threads : int, default=1
         OpenMP threads for the pass over the factors.
+    statistics : tuple of ndarray, default=None
+        The games' :func:`game_statistics`, if already computed.
 
     Returns
     -------
     n_points : ndarray of shape (n_games,), dtype intp
     """
-    n_moving, mean_gap = _game_statistics(a, b, n_threads)
+    n_moving, mean_gap = statistics or game_statistics(a, b, n_threads)
     n_points = np.maximum(1, (n_moving + 1) // 2)
     large = n_points > EXACT_AUTO_LIMIT
     if not large.any():
@@ -193,7 +201,7 @@ def auto_n_points(a: np.ndarray, b: np.ndarray, n_threads: int = 1) -> np.ndarra
 
 
 def error_bounds(
-    a: np.ndarray, b: np.ndarray, n_points: np.ndarray, n_threads: int = 1
+    n_points: np.ndarray, statistics: tuple[np.ndarray, np.ndarray]
 ) -> np.ndarray:
     """Bounds on the quadrature error of each game's Shapley values.
 
@@ -211,20 +219,18 @@ def error_bounds(
 
     Parameters
     ----------
-    a, b : ndarray of shape (n_games, n_players)
-        The games' factors, C-contiguous float64.
     n_points : ndarray of shape (n_games,)
         The number of points each game is evaluated with.
-    n_threads : int, default=1
-        OpenMP threads for the pass over the factors.
+    statistics : tuple of ndarray
+        The games' :func:`game_statistics`.
 
     Returns
     -------
     bounds : ndarray of shape (n_games,)
         Bounds on ``|phi_i - phi_i(exact)| / max_S |v(S)|`` for every player.
     """
-    n_moving, mean_gap = _game_statistics(a, b, n_threads)
-    bounds = np.zeros(len(a))
+    n_moving, mean_gap = statistics
+    bounds = np.zeros(len(n_moving))
     inexact = np.asarray(n_points) < (n_moving + 1) // 2
     if inexact.any():
         log_error = _log_error_at_zero_points(n_moving[inexact], mean_gap[inexact])
@@ -233,8 +239,14 @@ def error_bounds(
     return bounds
 
 
-def _game_statistics(a, b, n_threads):
-    """Each game's number of non-dummy players and their mean scaled gap."""
+def game_statistics(
+    a: np.ndarray, b: np.ndarray, n_threads: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each game's number of non-dummy players and their mean scaled gap.
+
+    The scaled gap of player ``j`` is ``|a_j - b_j| / max(|a_j|, |b_j|)``:
+    what the error bound of large games depends on.
+    """
     n_moving = np.empty(len(a), dtype=np.intp)
     mean_gap = np.empty(len(a))
     _product_core.game_statistics(a, b, n_moving, mean_gap, n_threads)

@@ -293,6 +293,5 @@ def _column_index(member, position: dict, n_features: int) -> int:
     if str(member) in position:
         return position[str(member)]
     raise ValueError(
-        f"Group member {member!r} is not one of the model's features: "
-        f"{list(position)}."
+        f"Group member {member!r} is not one of the model's features: {list(position)}."
     )

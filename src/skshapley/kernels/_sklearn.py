@@ -57,9 +57,7 @@ def _kernel_ridge(model: KernelRidge) -> KernelGame:
     elif isinstance(model.kernel, str) and model.kernel in _STRING_KERNELS:
         default = 1.0 if model.kernel == "chi2" else 1.0 / n_features
         gamma = default if model.gamma is None else float(model.gamma)
-        distance = {"rbf": "squared", "laplacian": "absolute"}.get(
-            model.kernel, "chi2"
-        )
+        distance = {"rbf": "squared", "laplacian": "absolute"}.get(model.kernel, "chi2")
         terms = [(1.0, {distance: np.full(n_features, gamma)})]
     else:
         raise TypeError(
