@@ -4,9 +4,12 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
+from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseExplainer, feature_names
+from .._validation import check_finite_array
 from ..games._product import solve_games
 from ..games._quadrature import check_n_quadrature_points
 from ._sklearn import parse_kernel_model
@@ -127,15 +130,20 @@ class ProductKernelExplainer(BaseExplainer):
             The fitted explainer.
         """
         check_n_quadrature_points(self.n_quadrature_points)
-        game = parse_kernel_model(self.model)
+        self._preprocess, estimator = _split_pipeline(self.model)
+        game = parse_kernel_model(estimator)
         self.game_ = game
-        self.feature_names_in_, self._columns_by_name = feature_names(
-            game.feature_names, game.n_features
-        )
-        self.n_features_in_ = game.n_features
-        self._partition, self.player_names_ = _players(
-            self.groups, self.feature_names_in_
-        )
+        explained, by_name = feature_names(game.feature_names, game.n_features)
+        if self._preprocess is None:
+            self.feature_names_in_, self._columns_by_name = explained, by_name
+            self.n_features_in_ = game.n_features
+        else:
+            self.feature_names_in_, _ = feature_names(
+                getattr(self.model, "feature_names_in_", None),
+                self.model.n_features_in_,
+            )
+            explained = _names_out(self._preprocess, explained)
+        self._partition, self.player_names_ = _players(self.groups, explained)
         self.output_names_ = game.output_names
         self.raw_output_ = game.raw_output
         self.expected_value_ = self._per_output(game.expected_value)
@@ -211,14 +219,52 @@ class ProductKernelExplainer(BaseExplainer):
         return out[:, 0] if game.n_outputs == 1 else out
 
     def _prepared(self, X) -> tuple[np.ndarray, pd.Index]:
-        """Validated rows: finite, and nonnegative for the chi-squared kernel."""
-        X, index = self._validate_X(X, allow_nan=False, allow_inf=False)
+        """The rows the kernel sees: validated, through a pipeline's steps."""
+        if self._preprocess is None:
+            X, index = self._validate_X(X, allow_nan=False, allow_inf=False)
+        else:
+            index = X.index if isinstance(X, pd.DataFrame) else None
+            X = _transformed(self._preprocess, X, self.game_.n_features)
+            index = pd.RangeIndex(len(X)) if index is None else index
         if self.game_.nonnegative_inputs and (X < 0).any():
             raise ValueError(
                 "X contains negative values, for which the chi-squared kernel "
                 "is not defined."
             )
         return X, index
+
+
+def _split_pipeline(model) -> tuple[Pipeline | None, object]:
+    """A pipeline's preprocessing steps and final model (``None`` and the model)."""
+    if not isinstance(model, Pipeline):
+        return None, model
+    check_is_fitted(model)
+    return model[:-1], model[-1]
+
+
+def _names_out(preprocess: Pipeline, default: np.ndarray) -> np.ndarray:
+    """The names of the preprocessed features, as the kernel model sees them."""
+    try:
+        names = preprocess.get_feature_names_out()
+    except (AttributeError, TypeError, ValueError):
+        return default
+    return np.asarray(names, dtype=object) if len(names) == len(default) else default
+
+
+def _transformed(preprocess: Pipeline, X, n_features: int) -> np.ndarray:
+    """``X`` through the pipeline's preprocessing, as finite float64 rows."""
+    transformed = preprocess.transform(X)
+    if sp.issparse(transformed):
+        transformed = transformed.toarray()
+    transformed = check_finite_array(
+        transformed, "X after the pipeline's preprocessing", ndim=(2,)
+    )
+    if transformed.shape[1] != n_features:
+        raise ValueError(
+            f"The pipeline's preprocessing gives {transformed.shape[1]} features; "
+            f"its final model expects {n_features}."
+        )
+    return transformed
 
 
 def _blocks(shape: tuple[int, int], n_references: int):
