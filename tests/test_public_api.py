@@ -29,14 +29,18 @@ PUBLIC_GAMES = {
 }
 
 
-PUBLIC_TOP_LEVEL = {"TreeExplainer", "__version__", "games"}
+PUBLIC_TOP_LEVEL = {"ProductKernelExplainer", "TreeExplainer", "__version__", "games"}
 
 
 def public_objects():
     games = [getattr(skshapley.games, name) for name in sorted(PUBLIC_GAMES)]
-    explainer = skshapley.TreeExplainer
-    methods = [explainer.fit, explainer.explain, explainer.raw_predict]
-    return [*games, explainer, *methods]
+    explainers = [skshapley.TreeExplainer, skshapley.ProductKernelExplainer]
+    methods = [
+        method
+        for explainer in explainers
+        for method in (explainer.fit, explainer.explain, explainer.raw_predict)
+    ]
+    return [*games, *explainers, *methods]
 
 
 def test_all_lists_exactly_the_public_names():
