@@ -111,7 +111,7 @@ cdef inline double _factor(_Scratch s, Py_ssize_t p, double t) noexcept nogil:
     return s.b_scaled[p] + t * (s.a_scaled[p] - s.b_scaled[p])
 
 
-cdef void _node_products(
+cdef bint _node_products(
     _Scratch s,
     Py_ssize_t n,
     const double *nodes,
@@ -124,7 +124,7 @@ cdef void _node_products(
 
     Also counts each node's zero factors and where the last one is. Tries
     plain products first: if all are at least ``_SAFE``, no factor is zero and
-    no exponent is needed.
+    no exponent is needed, and it returns True.
     """
     cdef Py_ssize_t p, k
     cdef double f
@@ -141,7 +141,7 @@ cdef void _node_products(
     for k in range(_BLOCK):
         safe = safe & (fabs(mantissa[k]) >= _SAFE)
     if safe:
-        return
+        return True
 
     for k in range(_BLOCK):
         mantissa[k] = 1.0
@@ -158,6 +158,7 @@ cdef void _node_products(
         if small:
             for k in range(_BLOCK):
                 _renormalize(&mantissa[k], &exponent[k])
+    return False
 
 
 cdef void _add_block(
@@ -194,30 +195,43 @@ cdef void _add_block(
     cdef int shift, block_exponent = 0
     cdef bint contributes = False, any_zero = False
 
-    _node_products(s, n, nodes, mantissa, exponent, n_zeros, zero_at)
+    cdef bint safe = _node_products(
+        s, n, nodes, mantissa, exponent, n_zeros, zero_at
+    )
 
-    for k in range(_BLOCK):
-        if n_zeros[k] <= 1:
-            mantissa[k] = node_weights[k] * frexp(mantissa[k], &shift)
-            exponent[k] += shift
-            if not contributes or exponent[k] > block_exponent:
-                block_exponent = exponent[k]
-            contributes = True
+    if safe:
+        # Plain products, far from the float64 limits: exponent 0 for all.
+        for k in range(_BLOCK):
+            mantissa[k] = node_weights[k] * mantissa[k]
+        contributes = True
+    else:
+        for k in range(_BLOCK):
+            if n_zeros[k] <= 1:
+                mantissa[k] = node_weights[k] * frexp(mantissa[k], &shift)
+                exponent[k] += shift
+                if not contributes or exponent[k] > block_exponent:
+                    block_exponent = exponent[k]
+                contributes = True
     if not contributes:
         return
     if block_exponent > integral_exponent[0] + _HEADROOM:
         for p in range(n):
             s.integral[p] = ldexp(s.integral[p], integral_exponent[0] - block_exponent)
         integral_exponent[0] = block_exponent
-    for k in range(_BLOCK):
-        if n_zeros[k] <= 1:
-            mantissa[k] = ldexp(mantissa[k], exponent[k] - integral_exponent[0])
-        else:
-            mantissa[k] = 0.0
-        alone[k] = mantissa[k] if n_zeros[k] == 1 else 0.0
-        if n_zeros[k] > 0:
-            mantissa[k] = 0.0
-            any_zero = True
+    if safe:
+        if integral_exponent[0] != 0:
+            for k in range(_BLOCK):
+                mantissa[k] = ldexp(mantissa[k], -integral_exponent[0])
+    else:
+        for k in range(_BLOCK):
+            if n_zeros[k] <= 1:
+                mantissa[k] = ldexp(mantissa[k], exponent[k] - integral_exponent[0])
+            else:
+                mantissa[k] = 0.0
+            alone[k] = mantissa[k] if n_zeros[k] == 1 else 0.0
+            if n_zeros[k] > 0:
+                mantissa[k] = 0.0
+                any_zero = True
 
     if not any_zero:
         for p in range(n):
@@ -251,7 +265,7 @@ cdef void _game_values(
     cdef double block_nodes[_BLOCK]
     cdef double block_weights[_BLOCK]
     cdef int shift, scale_exponent = weight_exponent
-    cdef double constant = 1.0, largest, mantissa
+    cdef double constant = 1.0, largest, mantissa, scale
     cdef int constant_exponent = 0, integral_exponent = _UNSET
 
     for j in range(n_players):
@@ -289,6 +303,15 @@ cdef void _game_values(
     _multiply(&constant, &constant_exponent, weight)
     constant = frexp(constant, &shift)
     scale_exponent += constant_exponent + integral_exponent + shift
+    if -1074 <= scale_exponent <= 1023:
+        # 2**scale_exponent is a double, and multiplying by it rounds as ldexp
+        # does: once, and only if the result is subnormal.
+        scale = ldexp(1.0, scale_exponent)
+        for p in range(n):
+            out[s.players[p]] += (
+                constant * (s.a_scaled[p] - s.b_scaled[p]) * s.integral[p]
+            ) * scale
+        return
     for p in range(n):
         # frexp first, in its own statement: C leaves argument order open.
         mantissa = frexp(s.integral[p], &shift)

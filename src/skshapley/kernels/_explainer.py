@@ -176,7 +176,8 @@ class ProductKernelExplainer(BaseExplainer):
         most_points = 0
         for component in game.components:
             for rows, references in _blocks(X.shape, len(component.reference)):
-                factors = np.exp(component.log_factors(X[rows], references))
+                factors = component.log_factors(X[rows], references)
+                np.exp(factors, out=factors)
                 n_rows, n_references, _ = factors.shape
                 games = factors.reshape(n_rows * n_references, -1)
                 per_game, n_points, bounds = solve_games(

@@ -52,7 +52,8 @@ class KernelComponent:
         difference = X[:, None, :] - reference[None, :, :]
         log_k = np.zeros_like(difference)
         if self.squared.any():
-            log_k -= self.squared * difference**2
+            np.multiply(difference, difference, out=log_k)
+            log_k *= -self.squared
         if self.absolute.any():
             log_k -= self.absolute * np.abs(difference)
         if self.chi2.any():
