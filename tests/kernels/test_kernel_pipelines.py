@@ -1,15 +1,16 @@
-"""ProductKernelExplainer on pipelines: preprocessing steps, then a kernel model."""
+"""ProductKernelExplainer on pipelines and on sparse data."""
 
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from sklearn.compose import make_column_transformer
 from sklearn.datasets import load_diabetes
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import Ridge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
-from sklearn.svm import SVR
+from sklearn.svm import SVC, SVR
 
 from skshapley import ProductKernelExplainer
 
@@ -88,3 +89,27 @@ def test_pipeline_input_is_not_modified(diabetes):
     rows = X.iloc[:5].copy()
     explainer.explain(rows)
     pd.testing.assert_frame_equal(rows, X.iloc[:5])
+
+
+def test_models_fitted_on_sparse_data_explain_sparse_rows():
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 8))
+    X[X < 0.6] = 0.0
+    y = X.sum(axis=1)
+    sparse = sp.csr_matrix(X)
+    for model, output in [
+        (SVR().fit(sparse, y), "predict"),
+        (SVC(decision_function_shape="ovo").fit(sparse, np.digitize(y, [1.5, 2.5])),
+         "decision_function"),
+    ]:  # fmt: skip
+        explainer = ProductKernelExplainer(model).fit()
+        np.testing.assert_array_equal(
+            explainer.explain(sparse[:5]).to_numpy(),
+            explainer.explain(X[:5]).to_numpy(),
+        )
+        np.testing.assert_allclose(
+            explainer.raw_predict(sparse[:5]),
+            getattr(model, output)(sparse[:5]),
+            rtol=1e-12,
+            atol=1e-12,
+        )

@@ -81,24 +81,25 @@ def _svm(model) -> KernelGame:
     reference = _dense(model.support_vectors_)
     terms = [(1.0, {"squared": np.full(reference.shape[1], float(model._gamma))})]
     intercept = np.asarray(model.intercept_, dtype=np.float64)
+    dual = _dense(model.dual_coef_)  # sparse after fitting on sparse data
     if not isinstance(model, SVC | NuSVC):
-        return _game(model, reference, model.dual_coef_.T, terms, intercept,
+        return _game(model, reference, dual.T, terms, intercept,
                      ("target",), "value")  # fmt: skip
     classes = model.classes_
     if len(classes) == 2:
-        weights, names = model.dual_coef_.T, (classes[1],)
+        weights, names = dual.T, (classes[1],)
     else:
-        weights, names = _one_vs_one(model)
+        weights, names = _one_vs_one(model, dual)
     return _game(model, reference, weights, terms, intercept, names,
                  "decision function")  # fmt: skip
 
 
-def _one_vs_one(model) -> tuple[np.ndarray, tuple]:
+def _one_vs_one(model, dual: np.ndarray) -> tuple[np.ndarray, tuple]:
     """Dual weights of each pairwise decision function, in libsvm's order.
 
     The function of classes ``i < j`` uses the support vectors of class ``i``
-    with the coefficients of row ``j - 1`` of ``dual_coef_``, and those of
-    class ``j`` with row ``i``.
+    with the coefficients of row ``j - 1`` of ``dual`` (``dual_coef_``), and
+    those of class ``j`` with row ``i``.
     """
     classes = model.classes_
     start = np.concatenate([[0], np.cumsum(model.n_support_)])
@@ -107,8 +108,8 @@ def _one_vs_one(model) -> tuple[np.ndarray, tuple]:
         for j in range(i + 1, len(classes)):
             weights = np.zeros(start[-1])
             of_i, of_j = slice(start[i], start[i + 1]), slice(start[j], start[j + 1])
-            weights[of_i] = model.dual_coef_[j - 1, of_i]
-            weights[of_j] = model.dual_coef_[i, of_j]
+            weights[of_i] = dual[j - 1, of_i]
+            weights[of_j] = dual[i, of_j]
             columns.append(weights)
             names.append(f"{classes[i]} vs {classes[j]}")
     return np.stack(columns, axis=1), tuple(names)
