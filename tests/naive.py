@@ -429,31 +429,30 @@ def kernel_on_features(kernel, A, B, coalition):
     return restricted_gp_kernel(kernel, set(coalition), A.shape[1])(A, B)
 
 
-def kernel_value(model, x, coalition):
+def kernel_value(model, x, coalition, expansion=None):
     """v(S) of the kernel game of ``model`` at the row ``x``, per output."""
-    R, alpha, c, kernel = kernel_expansion(model)
+    R, alpha, c, kernel = kernel_expansion(model) if expansion is None else expansion
     return kernel_on_features(kernel, x[None], R, coalition)[0] @ alpha + c
 
 
 def kernel_value_table(model, x):
     """v(S) for all 2**d coalitions S (bitmask order), shape (2**d, n_outputs)."""
-    d = len(x)
+    d, expansion = len(x), kernel_expansion(model)
     return np.array(
         [
-            kernel_value(model, x, {j for j in range(d) if mask >> j & 1})
+            kernel_value(model, x, {j for j in range(d) if mask >> j & 1}, expansion)
             for mask in range(2**d)
         ]
     )
 
 
-def kernel_shapley(model, x, groups=None):
-    """Shapley values of the kernel game by enumeration, (n_players, n_outputs).
+def shapley_of_tables(tables, groups=None):
+    """Shapley values of each column of ``tables`` (2**d, n_outputs).
 
-    ``groups`` (lists of feature positions) makes the players the groups, in
-    that order: the quotient game.
+    Returns (n_players, n_outputs). ``groups`` (lists of feature positions)
+    makes the players the groups, in that order: the quotient game.
     """
-    d = len(x)
-    tables = kernel_value_table(model, x)
+    d = int(np.log2(len(tables)))
     if groups is not None:
         tables = np.column_stack([quotient_table(t, groups) for t in tables.T])
         d = len(groups)

@@ -154,8 +154,9 @@ class ProductKernelExplainer(BaseExplainer):
 
         Parameters
         ----------
-        X : array-like or pandas.DataFrame of shape (n_samples, n_features)
-            The rows to explain. DataFrame columns are matched by name.
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+            The rows to explain (the pipeline's input, for a pipeline).
+            DataFrame columns are matched by name.
 
         Returns
         -------
@@ -200,7 +201,7 @@ class ProductKernelExplainer(BaseExplainer):
 
         Parameters
         ----------
-        X : array-like or pandas.DataFrame of shape (n_samples, n_features)
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
             The rows to predict.
 
         Returns
