@@ -113,3 +113,11 @@ def test_models_fitted_on_sparse_data_explain_sparse_rows():
             rtol=1e-12,
             atol=1e-12,
         )
+
+
+def test_one_step_pipeline_is_its_model(diabetes):
+    X, y = diabetes
+    pipeline = make_pipeline(SVR(C=50.0)).fit(X, y)
+    phi = ProductKernelExplainer(pipeline).fit().explain(X.iloc[:4])
+    alone = ProductKernelExplainer(pipeline[-1]).fit().explain(X.iloc[:4])
+    pd.testing.assert_frame_equal(phi, alone)

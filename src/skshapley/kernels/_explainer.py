@@ -242,7 +242,7 @@ def _split_pipeline(model) -> tuple[Pipeline | None, object]:
     if not isinstance(model, Pipeline):
         return None, model
     check_is_fitted(model)
-    return model[:-1], model[-1]
+    return (model[:-1] if len(model) > 1 else None), model[-1]
 
 
 def _names_out(preprocess: Pipeline, default: np.ndarray) -> np.ndarray:
@@ -251,7 +251,9 @@ def _names_out(preprocess: Pipeline, default: np.ndarray) -> np.ndarray:
         names = preprocess.get_feature_names_out()
     except (AttributeError, TypeError, ValueError):
         return default
-    return np.asarray(names, dtype=object) if len(names) == len(default) else default
+    if names is None or len(names) != len(default):
+        return default
+    return np.asarray(names, dtype=object)
 
 
 def _transformed(preprocess: Pipeline, X, n_features: int) -> np.ndarray:

@@ -39,9 +39,11 @@ def parse_kernel_model(model) -> KernelGame:
     Raises ``TypeError`` for other models and kernels, naming what is
     supported, and ``NotFittedError`` for unfitted models.
     """
-    for model_type, parse in _PARSERS:
+    for model_type, fitted_attribute, parse in _PARSERS:
         if isinstance(model, model_type):
-            check_is_fitted(model)
+            # By attribute: an unfitted Gaussian process predicts from its
+            # prior, so scikit-learn does not call it unfitted.
+            check_is_fitted(model, fitted_attribute)
             return parse(model)
     raise TypeError(
         f"ProductKernelExplainer does not support {type(model).__name__}; "
@@ -149,10 +151,10 @@ def _gp_classifier(model: GaussianProcessClassifier) -> KernelGame:
 
 
 _PARSERS = (
-    (KernelRidge, _kernel_ridge),
-    (SVR | NuSVR | SVC | NuSVC, _svm),
-    (GaussianProcessRegressor, _gp_regressor),
-    (GaussianProcessClassifier, _gp_classifier),
+    (KernelRidge, "dual_coef_", _kernel_ridge),
+    (SVR | NuSVR | SVC | NuSVC, "support_vectors_", _svm),
+    (GaussianProcessRegressor, "X_train_", _gp_regressor),
+    (GaussianProcessClassifier, "base_estimator_", _gp_classifier),
 )
 
 
@@ -251,4 +253,6 @@ def _target_names(dual: np.ndarray) -> tuple[str, ...]:
 
 
 def _kernel_name(kernel) -> str:
-    return repr(kernel) if isinstance(kernel, str) else type(kernel).__name__
+    if isinstance(kernel, str):
+        return repr(kernel)
+    return getattr(kernel, "__name__", type(kernel).__name__)
