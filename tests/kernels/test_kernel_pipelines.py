@@ -121,3 +121,11 @@ def test_one_step_pipeline_is_its_model(diabetes):
     phi = ProductKernelExplainer(pipeline).fit().explain(X.iloc[:4])
     alone = ProductKernelExplainer(pipeline[-1]).fit().explain(X.iloc[:4])
     pd.testing.assert_frame_equal(phi, alone)
+
+
+def test_pipeline_input_features(diabetes):
+    X, y = diabetes
+    pipeline = make_pipeline(StandardScaler(), SVR()).fit(X, y)
+    explainer = ProductKernelExplainer(pipeline).fit()
+    assert explainer.n_features_in_ == pipeline.n_features_in_ == X.shape[1]
+    assert list(explainer.feature_names_in_) == list(pipeline.feature_names_in_)

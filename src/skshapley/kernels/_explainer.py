@@ -39,13 +39,17 @@ class ProductKernelExplainer(BaseExplainer):
         ``"chi2"`` or a Gaussian process kernel), ``SVR``, ``NuSVR``, ``SVC``
         or ``NuSVC`` (kernel ``"rbf"``), ``GaussianProcessRegressor`` or
         binary ``GaussianProcessClassifier`` whose kernel is built from
-        ``RBF`` (isotropic or anisotropic), ``ConstantKernel`` and
-        ``WhiteKernel`` by sums and products.
+        ``RBF`` (isotropic or anisotropic; also ``Matern`` with
+        ``nu=inf``), ``ConstantKernel`` and ``WhiteKernel`` by sums and
+        products. Or a ``Pipeline`` of preprocessing steps ending in one of
+        these, explained in the preprocessed features (named by
+        ``get_feature_names_out()``).
     groups : mapping of str to list, default=None
         Feature groups ``{group_name: [columns]}``, columns by feature name
-        (or position). Each group is one player whose kernel factor is the
-        product of its members' factors, so grouped values are exact.
-        Features in no group stay players of their own.
+        (or position); for a pipeline, the preprocessed features'. Each
+        group is one player whose kernel factor is the product of its
+        members' factors, so grouped values are exact. Features in no group
+        stay players of their own.
     n_quadrature_points : "auto" or int, default="auto"
         Quadrature points per reference point and explained row. ``"auto"``
         uses the exact rule ``ceil(d / 2)`` for ``d`` non-dummy players while
@@ -64,6 +68,8 @@ class ProductKernelExplainer(BaseExplainer):
         The base value ``v(∅) = sum_i alpha_i + c``: the model's output when
         no feature is known, every kernel factor being 1 (for an RBF kernel,
         as if ``x`` were at every reference point at once). One per output.
+        For support vector machines, whose dual weights sum to 0, it is the
+        intercept.
     output_names_ : tuple
         The outputs: ``"target"`` (or ``"target k"``) for regressors, the
         positive class for binary classifiers, ``"a vs b"`` for each
@@ -138,9 +144,9 @@ class ProductKernelExplainer(BaseExplainer):
             self.feature_names_in_, self._columns_by_name = explained, by_name
             self.n_features_in_ = game.n_features
         else:
+            self.n_features_in_ = self.model.n_features_in_
             self.feature_names_in_, _ = feature_names(
-                getattr(self.model, "feature_names_in_", None),
-                self.model.n_features_in_,
+                getattr(self.model, "feature_names_in_", None), self.n_features_in_
             )
             explained = _names_out(self._preprocess, explained)
         self._partition, self.player_names_ = _players(self.groups, explained)

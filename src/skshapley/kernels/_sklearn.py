@@ -30,7 +30,9 @@ SUPPORTED_MODELS = (
     "GaussianProcessClassifier (binary)",
 )
 _STRING_KERNELS = ("rbf", "laplacian", "chi2")
-_GP_KERNELS = "RBF, ConstantKernel, WhiteKernel and their sums and products"
+_GP_KERNELS = (
+    "RBF, Matern(nu=inf), ConstantKernel, WhiteKernel and their sums and products"
+)
 
 
 def parse_kernel_model(model) -> KernelGame:
