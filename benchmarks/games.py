@@ -193,7 +193,7 @@ def run_case(name, a, b, w, kind, repeat):
         n_points = np.full(n_games, exact_n_points(n_players))
         quadrature = exact_n_points(n_players)
     else:
-        choice_seconds, _, n_points = best_time(lambda: auto_n_points(a, b), repeat)
+        choice_seconds, _, n_points = best_time(lambda: auto_n_points(a - b, b), repeat)
         quadrature = "auto"
     rule = rule_label(kind, n_points)
     per_game = n_points * n_players

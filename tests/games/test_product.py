@@ -222,6 +222,21 @@ def test_weights_beyond_float_range_of_products():
     )
 
 
+def test_factors_whose_gap_exceeds_the_float_range():
+    # a - b = 3e308 is not a float64; the values scale exactly with the factors
+    # of player 0 (by 2**-8 here), and the weight keeps them in range.
+    a, b = np.array([1.5e308, 0.5, 2.0]), np.array([-1.5e308, 0.3, 0.1])
+    ratio = 2.0**-8
+    shrunk = product_shapley(a * [ratio, 1, 1], b * [ratio, 1, 1], [1e-10])
+    np.testing.assert_allclose(
+        product_shapley(a, b, [1e-10]), shrunk / ratio, rtol=1e-15
+    )
+    expected = shapley_by_enumeration(
+        product_game_table(a * [ratio, 1, 1], b * [ratio, 1, 1], 1e-10), 3
+    )
+    np.testing.assert_allclose(shrunk, expected, rtol=1e-14)
+
+
 def test_overflowing_result_raises():
     with pytest.raises(FloatingPointError, match="float64 range"):
         product_shapley(np.full(4, 1e200), weights=[1.0])

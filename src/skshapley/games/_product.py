@@ -100,17 +100,21 @@ def product_shapley(
     """
     a, b, weights = check_games(a, b, weights)
     check_n_quadrature_points(n_quadrature_points)
+    exponents = np.zeros(len(weights), dtype=np.intc)
+    if groups is not None:
+        a, b, exponents = _quotient_game(a, b, groups, n_jobs)
+    gap, b, exponents = _gaps(a, b, exponents)
     values, _, _ = solve_games(
-        a, b, weights, groups, n_quadrature_points, reduce=reduce, n_jobs=n_jobs
+        gap, b, weights, exponents, n_quadrature_points, reduce=reduce, n_jobs=n_jobs
     )
     return values
 
 
 def solve_games(
-    a: np.ndarray,
+    gap: np.ndarray,
     b: np.ndarray,
     weights: np.ndarray,
-    groups: Sequence[Sequence[int]] | None,
+    weight_exponents: np.ndarray,
     n_quadrature_points: int | str,
     *,
     reduce: bool,
@@ -119,27 +123,44 @@ def solve_games(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Shapley values of validated games, the points used and error bounds.
 
-    The work of :func:`product_shapley` once its inputs are checked. With
+    The games are given by ``b`` and ``gap = a - b`` (see
+    :func:`_gaps`) and weighted by ``weights * 2**weight_exponents``. With
     ``with_bounds``, also each game's bound on the quadrature error of its
     values relative to ``|w| max_S |v(S) / w|`` (0 for exact rules), from
     :func:`~skshapley.games._quadrature.error_bounds`.
     """
-    weight_exponents = np.zeros(len(weights), dtype=np.intc)
-    if groups is not None:
-        a, b, weight_exponents = _quotient_game(a, b, groups, n_jobs)
     n_threads = effective_n_threads(n_jobs)
     statistics = None
     if n_quadrature_points == "auto" or with_bounds:
-        statistics = game_statistics(a, b, n_threads)
+        statistics = game_statistics(gap, b, n_threads)
     if n_quadrature_points == "auto":
-        n_points = auto_n_points(a, b, statistics=statistics)
+        n_points = auto_n_points(gap, b, statistics=statistics)
     else:
-        n_points = np.full(len(a), n_quadrature_points, dtype=np.intp)
+        n_points = np.full(len(gap), n_quadrature_points, dtype=np.intp)
     bounds = error_bounds(n_points, statistics) if with_bounds else None
     values = _game_values(
-        a, b, weights, weight_exponents, stack_rules(n_points), reduce, n_jobs
+        gap, b, weights, weight_exponents, stack_rules(n_points), reduce, n_jobs
     )
     return values, n_points, bounds
+
+
+# Factors above this (2**1020) are scaled down before their gaps are taken, so
+# that neither ``a - b`` nor ``b + (a - b)`` can overflow.
+_LARGE_FACTOR = 2.0**1020
+
+
+def _gaps(a, b, exponents):
+    """``a - b`` and ``b``, with huge factors scaled by 2**-4 (exactly).
+
+    Each scaled player adds 4 to its game's weight exponent: every ``v(S)``
+    has one factor of each player.
+    """
+    large = np.maximum(np.abs(a), np.abs(b)) > _LARGE_FACTOR
+    if large.any():
+        a = np.where(large, a / 16.0, a)
+        b = np.where(large, b / 16.0, b)
+        exponents = (exponents + 4 * large.sum(axis=1)).astype(np.intc)
+    return a - b, b, exponents
 
 
 def product_banzhaf(a, b=None, weights=None, *, n_jobs: int | None = None):
@@ -179,8 +200,8 @@ def product_banzhaf(a, b=None, weights=None, *, n_jobs: int | None = None):
     a, b, weights = check_games(a, b, weights)
     midpoint = (np.array([0.5]), np.array([1.0]))
     rule = (*midpoint, np.zeros(len(a), np.intp), np.ones(len(a), np.intp))
-    exponents = np.zeros(len(a), dtype=np.intc)
-    return _game_values(a, b, weights, exponents, rule, True, n_jobs)
+    gap, b, exponents = _gaps(a, b, np.zeros(len(a), dtype=np.intc))
+    return _game_values(gap, b, weights, exponents, rule, True, n_jobs)
 
 
 def product_interactions(
@@ -289,14 +310,14 @@ def _check_partition(groups, n_players):
     return flat, group_start.astype(np.intp)
 
 
-def _game_values(a, b, weights, weight_exponents, rule, reduce, n_jobs):
+def _game_values(gap, b, weights, weight_exponents, rule, reduce, n_jobs):
     """Run the compiled kernel on validated games with the given rules."""
     n_threads = effective_n_threads(n_jobs)
     nodes, node_weights, start, size = rule
-    out = np.zeros((n_threads if reduce else len(a), a.shape[1]))
+    out = np.zeros((n_threads if reduce else len(gap), gap.shape[1]))
     out_of_memory = np.zeros(1, dtype=np.intc)
     _product_core.product_game_values(
-        a, b, weights, weight_exponents, nodes, node_weights, start, size,
+        gap, b, weights, weight_exponents, nodes, node_weights, start, size,
         out, reduce, n_threads, out_of_memory,
     )  # fmt: skip
     if out_of_memory[0]:

@@ -7,12 +7,15 @@ prod_{j not in S} b_j``. The Shapley value of player ``i`` is
     f_j(t) = b_j + t * (a_j - b_j),
 
 which these kernels evaluate with a quadrature rule chosen per game by the
-Python wrapper (``_product.py``), which also validates and allocates.
+Python wrapper (``_product.py``), which also validates and allocates. Games
+are given by ``b`` and the gaps ``a - b``: a caller that knows the gaps more
+accurately than ``a`` (kernel factors ``exp(z)`` next to 1, whose gap is
+``expm1(z)``) keeps that accuracy.
 
 Numerics. No product here can overflow or underflow:
 
-* every non-dummy player is scaled by an exact power of two so that
-  ``max(|a_j|, |b_j|)`` lies in (1/2, 1]; then every ``|f_j(t)|`` is at most 1
+* every non-dummy player (nonzero gap) is scaled by an exact power of two so
+  that ``max(|a_j|, |b_j|)`` lies in (1/2, 1]; then every ``|f_j(t)|`` is at most 1
   on [0, 1] and the exponents removed are added back once, at the end;
 * at each quadrature node the product of all (nonzero) factors is formed
   once, and kept as a mantissa and a separate integer exponent, renormalized
@@ -73,8 +76,8 @@ cdef enum:
 cdef struct _Scratch:
     # Per player (length n_players + 1):
     Py_ssize_t *players     # indices of the non-dummy players
-    double *a_scaled        # their factors, scaled so max(|a|, |b|) is in (1/2, 1]
-    double *b_scaled
+    double *gap_scaled      # their a - b and b, scaled so that max(|a|, |b|)
+    double *b_scaled        # is in (1/2, 1]
     double *integral        # integral of prod_{j != i} f_j, in units of 2**e
 
 
@@ -83,19 +86,19 @@ cdef _Scratch _allocate(Py_ssize_t n_players) noexcept nogil:
     cdef _Scratch s
     cdef Py_ssize_t size = n_players + 1
     s.players = <Py_ssize_t *> malloc(size * sizeof(Py_ssize_t))
-    s.a_scaled = <double *> malloc(3 * size * sizeof(double))
-    s.b_scaled = s.a_scaled + size
-    s.integral = s.a_scaled + 2 * size
+    s.gap_scaled = <double *> malloc(3 * size * sizeof(double))
+    s.b_scaled = s.gap_scaled + size
+    s.integral = s.gap_scaled + 2 * size
     return s
 
 
 cdef bint _allocated(_Scratch s) noexcept nogil:
-    return s.players != NULL and s.a_scaled != NULL
+    return s.players != NULL and s.gap_scaled != NULL
 
 
 cdef void _release(_Scratch s) noexcept nogil:
     free(s.players)
-    free(s.a_scaled)
+    free(s.gap_scaled)
 
 
 cdef inline double _block_sum(const double *terms) noexcept nogil:
@@ -108,7 +111,7 @@ cdef inline double _block_sum(const double *terms) noexcept nogil:
 
 cdef inline double _factor(_Scratch s, Py_ssize_t p, double t) noexcept nogil:
     """``f_p(t) = b_p + t (a_p - b_p)`` for the scaled factors of player ``p``."""
-    return s.b_scaled[p] + t * (s.a_scaled[p] - s.b_scaled[p])
+    return s.b_scaled[p] + t * s.gap_scaled[p]
 
 
 cdef bint _node_products(
@@ -249,7 +252,7 @@ cdef void _add_block(
 
 
 cdef void _game_values(
-    const double *a,
+    const double *gap,
     const double *b,
     double weight,
     int weight_exponent,
@@ -265,23 +268,24 @@ cdef void _game_values(
     cdef double block_nodes[_BLOCK]
     cdef double block_weights[_BLOCK]
     cdef int shift, scale_exponent = weight_exponent
-    cdef double constant = 1.0, largest, mantissa, scale
+    cdef double constant = 1.0, largest, a, mantissa, scale
     cdef int constant_exponent = 0, integral_exponent = _UNSET
 
     for j in range(n_players):
-        if a[j] == b[j]:
+        if gap[j] == 0.0:
             _multiply(&constant, &constant_exponent, b[j])
         else:
-            largest = fabs(a[j]) if fabs(a[j]) > fabs(b[j]) else fabs(b[j])
+            a = b[j] + gap[j]
+            largest = fabs(a) if fabs(a) > fabs(b[j]) else fabs(b[j])
             # Scale by a power of two so that 1/2 < max(|a|, |b|) <= 1: factors
             # of 1 (as in pure games) stay exactly 1.
             if 0.5 < largest <= 1.0:
-                s.a_scaled[n] = a[j]
+                s.gap_scaled[n] = gap[j]
                 s.b_scaled[n] = b[j]
             else:
                 if frexp(largest, &shift) == 0.5:
                     shift -= 1
-                s.a_scaled[n] = ldexp(a[j], -shift)
+                s.gap_scaled[n] = ldexp(gap[j], -shift)
                 s.b_scaled[n] = ldexp(b[j], -shift)
                 scale_exponent += shift
             s.players[n] = j
@@ -309,20 +313,20 @@ cdef void _game_values(
         scale = ldexp(1.0, scale_exponent)
         for p in range(n):
             out[s.players[p]] += (
-                constant * (s.a_scaled[p] - s.b_scaled[p]) * s.integral[p]
+                constant * s.gap_scaled[p] * s.integral[p]
             ) * scale
         return
     for p in range(n):
         # frexp first, in its own statement: C leaves argument order open.
         mantissa = frexp(s.integral[p], &shift)
         out[s.players[p]] += _to_double(
-            constant * (s.a_scaled[p] - s.b_scaled[p]) * mantissa,
+            constant * s.gap_scaled[p] * mantissa,
             scale_exponent + shift,
         )
 
 
 def product_game_values(
-    const double[:, ::1] a,
+    const double[:, ::1] gap,
     const double[:, ::1] b,
     const double[::1] weights,
     const int[::1] weight_exponents,
@@ -336,7 +340,8 @@ def product_game_values(
     int[::1] out_of_memory,
 ):
     """Fill ``out`` with the values of games ``v(S) = weights[g] *
-    2**weight_exponents[g] * prod_S a[g] * prod_(N-S) b[g]``.
+    2**weight_exponents[g] * prod_S a[g] * prod_(N-S) b[g]``, given by
+    ``b`` and ``gap = a - b``.
 
     Game ``g`` uses the quadrature rule ``nodes[rule_start[g]:][:rule_size[g]]``
     (and the matching ``node_weights``). With ``reduce``, ``out`` has one
@@ -344,7 +349,7 @@ def product_game_values(
     otherwise ``out`` is zeroed with one row per game. A thread that cannot
     allocate its scratch memory sets ``out_of_memory[0]``.
     """
-    cdef Py_ssize_t n_games = a.shape[0], n_players = a.shape[1]
+    cdef Py_ssize_t n_games = gap.shape[0], n_players = gap.shape[1]
     cdef Py_ssize_t g, row
     cdef _Scratch scratch
 
@@ -356,7 +361,7 @@ def product_game_values(
                 continue
             row = threadid() if reduce else g
             _game_values(
-                &a[g, 0], &b[g, 0], weights[g], weight_exponents[g],
+                &gap[g, 0], &b[g, 0], weights[g], weight_exponents[g],
                 n_players,
                 &nodes[rule_start[g]], &node_weights[rule_start[g]],
                 rule_size[g],
@@ -415,7 +420,7 @@ def group_factors(
 
 
 def game_statistics(
-    const double[:, ::1] a,
+    const double[:, ::1] gap,
     const double[:, ::1] b,
     Py_ssize_t[::1] n_moving,
     double[::1] mean_gap,
@@ -423,20 +428,22 @@ def game_statistics(
 ):
     """Per game: the number of non-dummy players and their mean scaled gap.
 
-    The gap of a player is ``|a - b| / max(|a|, |b|)`` (in [0, 2]); the
-    ``"auto"`` rule's error bound grows with the mean gap of the non-dummies.
+    The scaled gap of a player is ``|a - b| / max(|a|, |b|)`` (in [0, 2]),
+    from ``gap = a - b`` and ``b``; the ``"auto"`` rule's error bound grows
+    with the mean scaled gap of the non-dummies.
     """
-    cdef Py_ssize_t n_games = a.shape[0], n_players = a.shape[1]
+    cdef Py_ssize_t n_games = gap.shape[0], n_players = gap.shape[1]
     cdef Py_ssize_t g, j, count
-    cdef double total, largest
+    cdef double total, largest, a
 
     for g in prange(n_games, nogil=True, num_threads=n_threads):
         count = 0
         total = 0.0
         for j in range(n_players):
-            if a[g, j] != b[g, j]:
-                largest = fabs(a[g, j]) if fabs(a[g, j]) > fabs(b[g, j]) else fabs(b[g, j])
-                total = total + fabs(a[g, j] / largest - b[g, j] / largest)
+            if gap[g, j] != 0.0:
+                a = b[g, j] + gap[g, j]
+                largest = fabs(a) if fabs(a) > fabs(b[g, j]) else fabs(b[g, j])
+                total = total + fabs(gap[g, j]) / largest
                 count = count + 1
         n_moving[g] = count
         mean_gap[g] = total / count if count > 0 else 0.0

@@ -163,7 +163,7 @@ def check_n_quadrature_points(n_quadrature_points) -> None:
 
 
 def auto_n_points(
-    a: np.ndarray,
+    gap: np.ndarray,
     b: np.ndarray,
     n_threads: int = 1,
     *,
@@ -178,8 +178,8 @@ def auto_n_points(
 
     Parameters
     ----------
-    a, b : ndarray of shape (n_games, n_players)
-        The games' factors, C-contiguous float64.
+    gap, b : ndarray of shape (n_games, n_players)
+        The games' gaps ``a - b`` and factors ``b``, C-contiguous float64.
     n_threads : int, default=1
         OpenMP threads for the pass over the factors.
     statistics : tuple of ndarray, default=None
@@ -189,7 +189,7 @@ def auto_n_points(
     -------
     n_points : ndarray of shape (n_games,), dtype intp
     """
-    n_moving, mean_gap = statistics or game_statistics(a, b, n_threads)
+    n_moving, mean_gap = statistics or game_statistics(gap, b, n_threads)
     n_points = np.maximum(1, (n_moving + 1) // 2)
     large = n_points > EXACT_AUTO_LIMIT
     if not large.any():
@@ -240,16 +240,16 @@ def error_bounds(
 
 
 def game_statistics(
-    a: np.ndarray, b: np.ndarray, n_threads: int = 1
+    gap: np.ndarray, b: np.ndarray, n_threads: int = 1
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each game's number of non-dummy players and their mean scaled gap.
 
     The scaled gap of player ``j`` is ``|a_j - b_j| / max(|a_j|, |b_j|)``:
     what the error bound of large games depends on.
     """
-    n_moving = np.empty(len(a), dtype=np.intp)
-    mean_gap = np.empty(len(a))
-    _product_core.game_statistics(a, b, n_moving, mean_gap, n_threads)
+    n_moving = np.empty(len(gap), dtype=np.intp)
+    mean_gap = np.empty(len(gap))
+    _product_core.game_statistics(gap, b, n_moving, mean_gap, n_threads)
     return n_moving, mean_gap
 
 

@@ -183,19 +183,25 @@ class ProductKernelExplainer(BaseExplainer):
         most_points = 0
         for component in game.components:
             for rows, references in _blocks(X.shape, len(component.reference)):
-                factors = component.log_factors(X[rows], references)
-                np.exp(factors, out=factors)
-                n_rows, n_references, _ = factors.shape
-                games = factors.reshape(n_rows * n_references, -1)
+                log_factors = self._players_log_factors(
+                    component.log_factors(X[rows], references)
+                )
+                n_rows, n_references, _ = log_factors.shape
+                # a - 1 = expm1(log a): exact to rounding even where a is near 1.
+                gaps = np.expm1(log_factors, out=log_factors).reshape(
+                    n_rows * n_references, n_players
+                )
                 per_game, n_points, bounds = solve_games(
-                    games, np.ones_like(games), np.ones(len(games)),
-                    self._partition, self.n_quadrature_points,
+                    gaps, np.ones_like(gaps), np.ones(len(gaps)),
+                    np.zeros(len(gaps), dtype=np.intc), self.n_quadrature_points,
                     reduce=False, n_jobs=self.n_jobs, with_bounds=True,
                 )  # fmt: skip
+                # einsum, not matmul: BLAS threads would compete with OpenMP's.
                 weights = component.weights[references]
                 per_game = per_game.reshape(n_rows, n_references, n_players)
-                values[rows] += weights.T @ per_game
-                error[rows] += bounds.reshape(n_rows, n_references) @ np.abs(weights)
+                values[rows] += np.einsum("mo,rmp->rop", weights, per_game)
+                bounds = bounds.reshape(n_rows, n_references)
+                error[rows] += np.einsum("rm,mo->ro", bounds, np.abs(weights))
                 most_points = max(most_points, int(n_points.max()))
         phi = self._frame(values, index, self.player_names_)
         phi.attrs["n_quadrature_points"] = most_points
@@ -225,6 +231,13 @@ class ProductKernelExplainer(BaseExplainer):
                 log_kernel = component.log_factors(X[rows], references).sum(axis=2)
                 out[rows] += np.exp(log_kernel) @ component.weights[references]
         return out[:, 0] if game.n_outputs == 1 else out
+
+    def _players_log_factors(self, log_factors: np.ndarray) -> np.ndarray:
+        """Each player's log kernel factor: a group's is its members' sum."""
+        if self._partition is None:
+            return log_factors
+        members, starts = self._partition
+        return np.add.reduceat(log_factors[:, :, members], starts, axis=2)
 
     def _prepared(self, X) -> tuple[np.ndarray, pd.Index]:
         """The rows the kernel sees: validated, through a pipeline's steps."""
@@ -293,11 +306,12 @@ def _blocks(shape: tuple[int, int], n_references: int):
             yield slice(row, row + 1), slice(begin, begin + step)
 
 
-def _players(groups, names: np.ndarray) -> tuple[list | None, np.ndarray]:
+def _players(groups, names: np.ndarray) -> tuple[tuple | None, np.ndarray]:
     """The partition of the features into players, and the players' names.
 
-    ``None`` without groups. Group members are feature names or positions;
-    every feature may be in at most one group.
+    The partition is the features in player order and where each player
+    starts in it; ``None`` without groups. Group members are feature names or
+    positions; every feature may be in at most one group.
     """
     if groups is None:
         return None, names
@@ -336,7 +350,9 @@ def _players(groups, names: np.ndarray) -> tuple[list | None, np.ndarray]:
             f"Player names must be unique; {list(duplicated)} name both a group "
             "and a feature (or two groups)."
         )
-    return partition, np.asarray(player_names, dtype=object)
+    members = np.concatenate(partition).astype(np.intp)
+    starts = np.cumsum([0] + [len(player) for player in partition[:-1]])
+    return (members, starts.astype(np.intp)), np.asarray(player_names, dtype=object)
 
 
 def _column_index(member, position: dict, n_features: int) -> int:
