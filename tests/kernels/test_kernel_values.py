@@ -443,3 +443,29 @@ def test_relabelling_features_permutes_values(problem, random):
     phi_permuted, _ = explain_one(permuted, x[order])
     atol = 1e-12 * game_scale(model)
     np.testing.assert_allclose(phi_permuted, phi[order], rtol=0, atol=atol)
+
+
+def test_factors_next_to_one_keep_their_relative_accuracy():
+    # With gamma = 1e-12 every factor is 1 - O(1e-12): exp(z) - 1 would keep
+    # only ~4 digits of each gap. The oracle enumerates marginal
+    # contributions alpha_i * prod_{k in S} a_ik * expm1(z_ij), all of one
+    # sign for each reference point: no cancellation, no subtraction of v's.
+    from math import factorial
+
+    rng = np.random.default_rng(7)
+    d = 5
+    X = rng.normal(size=(30, d))
+    model = KernelRidge(kernel="rbf", gamma=1e-12, alpha=1e-3).fit(X, X[:, 0])
+    x = rng.normal(size=d)
+    z = -1e-12 * (x - X) ** 2  # log factors, (n_references, d)
+    expected = np.zeros(d)
+    for j in range(d):
+        others = [k for k in range(d) if k != j]
+        for mask in range(2 ** (d - 1)):
+            members = [k for bit, k in enumerate(others) if mask >> bit & 1]
+            weight = factorial(len(members)) * factorial(d - len(members) - 1)
+            product = np.exp(z[:, members].sum(axis=1))
+            contribution = model.dual_coef_ * product * np.expm1(z[:, j])
+            expected[j] += weight / factorial(d) * contribution.sum()
+    phi = ProductKernelExplainer(model).fit().explain(x[None, :])
+    np.testing.assert_allclose(phi.to_numpy()[0], expected, rtol=1e-12)
