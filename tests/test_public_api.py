@@ -29,7 +29,13 @@ PUBLIC_GAMES = {
 }
 
 
-PUBLIC_TOP_LEVEL = {"ProductKernelExplainer", "TreeExplainer", "__version__", "games"}
+PUBLIC_TOP_LEVEL = {
+    "ProductKernelExplainer",
+    "TreeExplainer",
+    "__version__",
+    "games",
+    "importance",
+}
 
 
 def public_objects():
@@ -40,7 +46,7 @@ def public_objects():
         for explainer in explainers
         for method in (explainer.fit, explainer.explain, explainer.raw_predict)
     ]
-    return [*games, *explainers, *methods]
+    return [*games, *explainers, *methods, skshapley.importance]
 
 
 def test_all_lists_exactly_the_public_names():

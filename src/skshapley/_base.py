@@ -110,6 +110,20 @@ class BaseExplainer(BaseEstimator):
         flat = values.reshape(n_samples, n_outputs * n_features)
         return pd.DataFrame(flat, index=index, columns=columns, copy=False)
 
+    def _summary(self) -> dict[str, str]:
+        """Facts about the fitted explainer, in words, for reports.
+
+        The explainer, the model, what is explained and the number of
+        features; subclasses add their value function and its parameters.
+        """
+        outputs = ", ".join(str(name) for name in self.output_names_)
+        return {
+            "explainer": type(self).__name__,
+            "model": _model_name(self.model),
+            "output explained": f"{self.raw_output_} ({outputs})",
+            "features": str(self.n_features_in_),
+        }
+
     def _per_output(self, values: np.ndarray):
         """A float for one output, else a Series indexed by output name."""
         if len(values) == 1:
@@ -148,3 +162,11 @@ def _category_codes(column: pd.Series, levels, unknown: str) -> pd.Series:
         column = recoded
     codes = column.cat.codes.astype(np.float64)
     return codes.where(codes >= 0)
+
+
+def _model_name(model) -> str:
+    """The model's class name; a pipeline's steps joined by arrows."""
+    steps = getattr(model, "steps", None)
+    if isinstance(steps, list):
+        return " → ".join(type(step).__name__ for _, step in steps)
+    return type(model).__name__

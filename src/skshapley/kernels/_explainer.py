@@ -232,6 +232,28 @@ class ProductKernelExplainer(BaseExplainer):
                 out[rows] += np.exp(log_kernel) @ component.weights[references]
         return out[:, 0] if game.n_outputs == 1 else out
 
+    def _summary(self) -> dict[str, str]:
+        """Facts about the fitted explainer, in words, for reports."""
+        check_is_fitted(self, "game_")
+        n_references = sum(len(c.reference) for c in self.game_.components)
+        rule = (
+            "auto: exact up to 64 points, else the fewest within the error bound"
+            if self.n_quadrature_points == "auto"
+            else f"{self.n_quadrature_points} per game (fixed)"
+        )
+        return {
+            **super()._summary(),
+            "value function": (
+                "product kernel: v(S) = Σ α_i Π_{j∈S} k_j(x_j, r_ij) + c; an "
+                "absent feature matches every reference point"
+            ),
+            "background data": (
+                f"none: the model's {n_references} reference points "
+                "(training points or support vectors)"
+            ),
+            "quadrature points": rule,
+        }
+
     def _players_log_factors(self, log_factors: np.ndarray) -> np.ndarray:
         """Each player's log kernel factor: a group's is its members' sum."""
         if self._partition is None:

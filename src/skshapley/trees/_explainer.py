@@ -197,6 +197,26 @@ class TreeExplainer(BaseExplainer):
         self._forest().predict(X, out, effective_n_threads(self.n_jobs))
         return out[:, 0] if ensemble.n_outputs == 1 else out
 
+    def _summary(self) -> dict[str, str]:
+        """Facts about the fitted explainer, in words, for reports."""
+        check_is_fitted(self, "ensemble_")
+        points = self.n_quadrature_points_
+        rule = "exact" if self.n_quadrature_points == "auto" else "fixed"
+        return {
+            **super()._summary(),
+            "trees": str(self.ensemble_.n_trees),
+            "value function": (
+                "path-dependent (shap's tree_path_dependent): an absent feature "
+                "follows both branches of its splits, weighted by training cover"
+            ),
+            "background data": "none: the trees' training covers play its part",
+            "quadrature points": (
+                f"{points.min()}–{points.max()} per tree ({rule})"
+                if points.min() != points.max()
+                else f"{points.max()} per tree ({rule})"
+            ),
+        }
+
     def _prepared(self, X):
         """Validated rows, cast as the model casts its inputs."""
         ensemble = self.ensemble_
