@@ -35,6 +35,7 @@ PUBLIC_TOP_LEVEL = {
     "__version__",
     "games",
     "importance",
+    "report",
 }
 
 
@@ -46,7 +47,7 @@ def public_objects():
         for explainer in explainers
         for method in (explainer.fit, explainer.explain, explainer.raw_predict)
     ]
-    return [*games, *explainers, *methods, skshapley.importance]
+    return [*games, *explainers, *methods, skshapley.importance, skshapley.report]
 
 
 def test_all_lists_exactly_the_public_names():

@@ -1,7 +1,8 @@
 """skshapley: exact, stable Shapley-value feature attributions.
 
 The model-agnostic core lives in :mod:`skshapley.games`; explainers of
-fitted models are top-level names.
+fitted models, the importance table and the HTML report are top-level names;
+plots are in :mod:`skshapley.plotting` (matplotlib, imported on demand).
 """
 
 from importlib.metadata import version
@@ -9,6 +10,7 @@ from importlib.metadata import version
 from . import games
 from ._importance import importance
 from .kernels import ProductKernelExplainer
+from .report import report
 from .trees import TreeExplainer
 
 __version__ = version("skshapley")
@@ -19,4 +21,5 @@ __all__ = [
     "__version__",
     "games",
     "importance",
+    "report",
 ]

@@ -1,0 +1,222 @@
+"""What the command reads: models from files, data tables, the demo.
+
+Model files are read from formats that hold data, not code: XGBoost JSON /
+UBJSON, LightGBM text models, skops files. Pickle and joblib files run code
+when they are loaded, so they are read only when the user says they trust
+them. Model libraries are imported only when such a file is given.
+"""
+
+import contextlib
+import importlib
+import os
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+class CommandError(Exception):
+    """An expected failure: reported as one line, exit status 1."""
+
+
+_XGBOOST = (".json", ".ubj")
+_LIGHTGBM = (".txt",)
+_SKOPS = (".skops",)
+_PICKLE = (".pkl", ".pickle", ".joblib")
+MODEL_SUFFIXES = (*_XGBOOST, *_LIGHTGBM, *_SKOPS, *_PICKLE)
+CSV_SUFFIXES = (".csv", ".csv.gz")
+PARQUET_SUFFIXES = (".parquet",)
+DATA_SUFFIXES = (*CSV_SUFFIXES, *PARQUET_SUFFIXES)
+
+
+def suffix(path: Path) -> str:
+    """The file's type suffix, lower case: ``.csv.gz`` counts as one."""
+    name = path.name.lower()
+    return ".csv.gz" if name.endswith(".csv.gz") else path.suffix.lower()
+
+
+def check_file(path: Path, what: str, suffixes: tuple[str, ...]) -> None:
+    """Fail unless ``path`` is an existing file with one of ``suffixes``."""
+    if suffix(path) not in suffixes:
+        raise CommandError(
+            f"{what} file {str(path)!r} has an unsupported extension; "
+            f"supported: {', '.join(suffixes)}."
+        )
+    if not path.exists():
+        raise CommandError(f"{what} file not found: {path}")
+    if not path.is_file():
+        raise CommandError(f"{what} path is not a file: {path}")
+
+
+def load_model(path: Path, *, trust_pickle: bool):
+    """The fitted model stored in ``path``, read by its extension."""
+    check_file(path, "model", MODEL_SUFFIXES)
+    kind = suffix(path)
+    if kind in _XGBOOST:
+        xgboost = _optional("xgboost", f"reading {path.name}")
+        try:
+            return xgboost.Booster(model_file=str(path))
+        except xgboost.core.XGBoostError as exc:
+            raise CommandError(
+                f"cannot read {path} as an XGBoost model: {_native_message(exc)}"
+            ) from exc
+    if kind in _LIGHTGBM:
+        lightgbm = _optional("lightgbm", f"reading {path.name}")
+        try:
+            with _native_stderr_silenced():  # LightGBM also prints its errors
+                return lightgbm.Booster(model_file=str(path))
+        except lightgbm.basic.LightGBMError as exc:
+            raise CommandError(
+                f"cannot read {path} as a LightGBM text model: {exc}"
+            ) from exc
+    if kind in _SKOPS:
+        return _load_skops(path, trust_pickle=trust_pickle)
+    if not trust_pickle:
+        raise CommandError(
+            f"refusing to load {path}: loading a pickle or joblib file runs code "
+            "stored in it. Pass --trust-pickle if you trust the file, or save the "
+            "model as a skops, XGBoost JSON or LightGBM text file."
+        )
+    import joblib  # a dependency of scikit-learn; it reads plain pickles too
+
+    try:
+        return joblib.load(path)
+    # Unpickling runs the file's own code, which may raise anything at all.
+    except Exception as exc:
+        raise CommandError(f"cannot load {path}: {type(exc).__name__}: {exc}") from exc
+
+
+def _load_skops(path: Path, *, trust_pickle: bool):
+    """A skops file's model, if every type in it is trusted.
+
+    Trusted are the types skops trusts by default and scikit-learn's own
+    classes (tree models hold ``sklearn.tree._tree.Tree``, which skops does
+    not trust by default); ``--trust-pickle`` trusts everything else too.
+    """
+    sio = _optional("skops.io", f"reading {path.name}", install="skops")
+    try:
+        untrusted = sio.get_untrusted_types(file=path)
+        refused = [name for name in untrusted if not _is_sklearn_class(name)]
+        if refused and not trust_pickle:
+            raise CommandError(
+                f"refusing to load {path}: it contains types that skops does not "
+                f"trust: {', '.join(refused)}. Pass --trust-pickle if you trust "
+                "the file."
+            )
+        return sio.load(path, trusted=untrusted)
+    except CommandError:
+        raise
+    # A damaged or hostile file may fail anywhere in skops' reader.
+    except Exception as exc:
+        raise CommandError(
+            f"cannot read {path} as a skops file: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _is_sklearn_class(name: str) -> bool:
+    """Whether ``name`` ("module.Class") is a class of scikit-learn."""
+    module, _, attribute = name.rpartition(".")
+    if module != "sklearn" and not module.startswith("sklearn."):
+        return False
+    try:
+        return isinstance(getattr(importlib.import_module(module), attribute), type)
+    except (ImportError, AttributeError):
+        return False
+
+
+def read_data(path: Path) -> pd.DataFrame:
+    """The table in a CSV or Parquet file."""
+    check_file(path, "data", DATA_SUFFIXES)
+    if suffix(path) in PARQUET_SUFFIXES:
+        _optional("pyarrow", "reading Parquet files")
+        reader = pd.read_parquet
+    else:
+        reader = pd.read_csv
+    try:
+        return reader(path)
+    except (OSError, ValueError) as exc:  # pandas' and pyarrow's parse errors
+        raise CommandError(f"cannot read data file {path}: {exc}") from exc
+
+
+def prepare_data(
+    data: pd.DataFrame, *, target=None, index=None, rows=None
+) -> pd.DataFrame:
+    """The rows to explain: without the target, indexed, maybe sampled.
+
+    ``rows`` rows are drawn at random (seed 0, without replacement) and kept
+    in the file's order.
+    """
+    for option, column in (("--target", target), ("--index", index)):
+        if column is not None and column not in data.columns:
+            raise CommandError(
+                f"{option} column {column!r} is not in the data; its columns: "
+                f"{', '.join(map(str, data.columns))}."
+            )
+    if target is not None:
+        data = data.drop(columns=[target])
+    if index is not None:
+        data = data.set_index(index)
+    if data.shape[1] == 0:
+        raise CommandError("the data has no feature columns.")
+    if len(data) == 0:
+        raise CommandError("the data has no rows.")
+    if rows is not None and rows < len(data):
+        chosen = np.random.default_rng(0).choice(len(data), size=rows, replace=False)
+        data = data.iloc[np.sort(chosen)]
+    return data
+
+
+def demo():
+    """A gradient-boosted model of scikit-learn's diabetes data, and the data.
+
+    The data ships with scikit-learn (nothing is downloaded); its features
+    are unscaled (age in years, body mass index, ...) so that the report
+    shows readable values.
+    """
+    from sklearn.datasets import load_diabetes
+    from sklearn.ensemble import GradientBoostingRegressor
+
+    X, y = load_diabetes(return_X_y=True, as_frame=True, scaled=False)
+    # Not HistGradientBoosting: its OpenMP fit is 30 times slower (0.1 s ->
+    # 3 s) when other processes keep the CPUs busy; this takes ~0.2 s.
+    model = GradientBoostingRegressor(
+        n_estimators=200, learning_rate=0.05, max_depth=3, random_state=0
+    ).fit(X, y)
+    return model, X
+
+
+def _optional(module: str, purpose: str, *, install: str | None = None):
+    """Import an optional library, or fail saying how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        package = install or module
+        raise CommandError(
+            f"{purpose} needs {package}, which is not installed: pip install {package}"
+        ) from exc
+
+
+def _native_message(exc: Exception) -> str:
+    """A native library's error without its source location and stack trace."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+    return re.sub(r"^\[[\d:]+\] \S+:\d+: ", "", first)
+
+
+@contextlib.contextmanager
+def _native_stderr_silenced():
+    """Discard what compiled code writes to file descriptor 2 meanwhile."""
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr at all: nothing to silence
+        yield
+        return
+    sys.stderr.flush()
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)

@@ -1,0 +1,155 @@
+"""What a report shows, computed once: values, checks, timing, chosen rows."""
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+# Rows drawn in the beeswarm and dependence plots: beyond this, a seeded
+# random sample (the tables and the importance bars use every row).
+MAX_PLOTTED_ROWS = 5000
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """One timed explanation of ``X``, and the output the report is about.
+
+    ``phi`` is what ``explain`` returned (every output); the ``*_out``
+    fields and ``base_value`` / ``raw`` are the chosen output's.
+    """
+
+    phi: pd.DataFrame  # (n_samples, n_outputs * n_players), as explained
+    phi_out: pd.DataFrame  # (n_samples, n_players), the chosen output
+    features: pd.DataFrame  # feature values, columns = phi_out's (NaN if unknown)
+    known: tuple  # the players that are columns of X (have values)
+    output: object  # the chosen output's name, as in output_names_
+    output_position: int
+    output_names: tuple
+    base_value: float  # the chosen output's
+    expected_value: object  # the explainer's expected_value_ (every output)
+    raw_output: str | None  # the explainer's raw_output_: what is explained
+    raw: np.ndarray  # (n_samples,) raw prediction of the chosen output
+    residual: float  # max |Σφ + base − raw| over every row and output
+    max_abs_raw: float  # max |raw| over every row and output
+    seconds: float  # wall time of explain(X)
+    plotted: np.ndarray  # sorted positions of the rows drawn as dots
+
+    @property
+    def n_samples(self) -> int:
+        return len(self.phi)
+
+    @property
+    def relative_residual(self) -> float:
+        """The residual over the largest |raw output| (NaN if that is 0)."""
+        return self.residual / self.max_abs_raw if self.max_abs_raw else np.nan
+
+
+def explain(explainer, X, output) -> Explanation:
+    """Explain ``X`` (timed), check efficiency, and pick out ``output``."""
+    output_names = tuple(explainer.output_names_)
+    position = output_position(output_names, output)
+    start = time.perf_counter()
+    phi = explainer.explain(X)
+    seconds = time.perf_counter() - start
+    if len(phi) == 0:
+        raise ValueError("X has no rows: a report needs at least one.")
+    raw = np.asarray(explainer.raw_predict(X), dtype=np.float64).reshape(len(phi), -1)
+    base = np.atleast_1d(np.asarray(explainer.expected_value_, dtype=np.float64))
+    n_outputs = len(output_names)
+    values = phi.to_numpy(dtype=np.float64).reshape(len(phi), n_outputs, -1)
+    residual = np.abs(values.sum(axis=2) + base - raw)
+    n_players = values.shape[2]
+    phi_out = phi.iloc[:, position * n_players : (position + 1) * n_players]
+    if isinstance(phi_out.columns, pd.MultiIndex):
+        phi_out = phi_out.droplevel(0, axis=1)
+    features, known = feature_values(explainer, X, phi_out)
+    return Explanation(
+        phi=phi,
+        phi_out=phi_out,
+        features=features,
+        known=known,
+        output=output_names[position],
+        output_position=position,
+        output_names=output_names,
+        base_value=float(base[position]),
+        expected_value=explainer.expected_value_,
+        raw_output=getattr(explainer, "raw_output_", None),
+        raw=raw[:, position],
+        residual=float(residual.max()),
+        max_abs_raw=float(np.abs(raw).max()),
+        seconds=seconds,
+        plotted=plotted_rows(len(phi)),
+    )
+
+
+def output_position(output_names: tuple, output) -> int:
+    """The position of ``output`` among the outputs (``None``: the first).
+
+    Names are compared as they are, then as strings (``"1"`` finds class
+    ``1``, as a name typed on a command line would).
+    """
+    if output is None:
+        return 0
+    for same in (lambda name: name == output, lambda name: str(name) == str(output)):
+        matches = [k for k, name in enumerate(output_names) if same(name)]
+        if matches:
+            return matches[0]
+    raise ValueError(
+        f"output must be one of the model's outputs {list(output_names)}, "
+        f"got {output!r}."
+    )
+
+
+def feature_values(explainer, X, phi_out: pd.DataFrame) -> tuple[pd.DataFrame, tuple]:
+    """``X``'s values of the explained players, aligned with ``phi_out``.
+
+    A DataFrame's columns are matched by name (a pipeline's scaled features
+    keep their names and show their original values); arrays take the
+    model's feature names (as do a DataFrame's columns by position if the
+    model knows no names). Players that are not columns of ``X`` (groups,
+    one-hot columns of a pipeline) get NaN; the players that are columns are
+    returned too. ``X`` itself is never modified.
+    """
+    if isinstance(X, pd.DataFrame):
+        frame = X.set_axis([str(column) for column in X.columns], axis=1)
+    else:
+        array = X.toarray() if sp.issparse(X) else np.asarray(X)
+        names = list(explainer.feature_names_in_)
+        if array.ndim != 2 or array.shape[1] != len(names):
+            names = [f"x{j}" for j in range(array.shape[-1])]
+        frame = pd.DataFrame(array, columns=names)
+    frame = frame.loc[:, ~frame.columns.duplicated()]
+    players = [str(c) for c in phi_out.columns]
+    by_position = not getattr(explainer, "_columns_by_name", True)
+    if by_position and frame.shape[1] == len(players):
+        frame = frame.set_axis(players, axis=1)  # the model knows no names
+    values = frame.reindex(columns=players)
+    values = values.set_axis(phi_out.columns, axis=1).set_axis(phi_out.index, axis=0)
+    known = tuple(c for c in phi_out.columns if str(c) in frame.columns)
+    return values, known
+
+
+def plotted_rows(n_samples: int, limit: int = MAX_PLOTTED_ROWS) -> np.ndarray:
+    """Every row, or a seeded random sample of ``limit`` rows, in order."""
+    if n_samples <= limit:
+        return np.arange(n_samples)
+    rng = np.random.default_rng(0)
+    return np.sort(rng.choice(n_samples, size=limit, replace=False))
+
+
+def representative_rows(raw: np.ndarray) -> list[tuple[str, int]]:
+    """Positions of the rows with the highest, median and lowest prediction.
+
+    The median is the lower middle for an even number of rows. With fewer
+    than three rows, each row is listed once (highest first).
+    """
+    order = np.argsort(raw, kind="stable")
+    highest, median, lowest = order[-1], order[(len(order) - 1) // 2], order[0]
+    rows = [("highest", int(highest))]
+    if median not in (highest, lowest):
+        rows.append(("median", int(median)))
+    if lowest != highest:
+        rows.append(("lowest", int(lowest)))
+    return rows

@@ -1,0 +1,148 @@
+"""The report's figures, drawn by :mod:`skshapley.plotting` and embedded as PNG.
+
+Figures are made with ``matplotlib.figure.Figure``, never through pyplot:
+nothing is registered in pyplot's global list of figures, so nothing is left
+open, and no interactive backend is touched (reports can be written from
+threads, servers and workers). Each is freed once its PNG is written.
+"""
+
+from contextlib import contextmanager
+
+from ._html import Markup, png
+
+# 150 dots per inch: figures are laid out at 96 CSS pixels per inch, so this
+# is sharp on high-density screens while a report stays well under 1 MB.
+DPI = 150
+
+# A quiet house style, applied while drawing and saving.
+_STYLE = {
+    "font.size": 9.5,
+    "axes.titlesize": 10.5,
+    "axes.titlelocation": "left",
+    "axes.titlepad": 10,
+    "axes.labelsize": 9.5,
+    "axes.labelcolor": "#1f2328",
+    "axes.edgecolor": "#8c959f",
+    "axes.linewidth": 0.8,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "xtick.labelsize": 8.5,
+    "ytick.labelsize": 8.5,
+    "xtick.color": "#424a53",
+    "ytick.color": "#424a53",
+    "legend.fontsize": 8.5,
+    "legend.frameon": False,
+    "figure.facecolor": "white",
+}
+
+
+def require_matplotlib() -> None:
+    """Raise an ``ImportError`` that says how to install matplotlib."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(
+            "skshapley.report draws its figures with matplotlib, which is not "
+            "installed: pip install 'skshapley[plot]'"
+        ) from exc
+
+
+@contextmanager
+def _canvas(width: float, height: float):
+    """A figure and its axes in the house style; freed on exit."""
+    import matplotlib as mpl
+    from matplotlib.figure import Figure
+
+    with mpl.rc_context(_STYLE):
+        figure = Figure(figsize=(width, height), layout="constrained")
+        try:
+            yield figure, figure.add_subplot()
+        finally:
+            figure.clear()
+
+
+def _rows_height(n_rows: int, *, per_row: float = 0.3, extra: float = 1.3) -> float:
+    return min(max(per_row * n_rows + extra, 3.0), 12.0)
+
+
+def _output_kwargs(ex) -> dict:
+    """What the plots are told about the output: its kind, and which one.
+
+    ``output=`` only for several outputs, where the plots' titles name it.
+    """
+    kwargs = {"raw_output": ex.raw_output}
+    if len(ex.output_names) > 1:
+        kwargs["output"] = ex.output
+    return kwargs
+
+
+def importance(ex, max_display: int) -> Markup:
+    """Bars of mean |φ| with the signed mean."""
+    from ..plotting import ImportanceDisplay
+
+    n_rows = min(ex.phi_out.shape[1], max_display)
+    with _canvas(5.8, _rows_height(n_rows)) as (figure, ax):
+        ImportanceDisplay.from_values(
+            ex.phi, max_display=max_display, ax=ax, **_output_kwargs(ex)
+        )
+        return png(figure, "Mean absolute Shapley value per feature", dpi=DPI)
+
+
+def beeswarm(ex, max_display: int) -> Markup:
+    """One dot per row and feature, coloured by the feature's value."""
+    from ..plotting import BeeswarmDisplay
+
+    n_rows = min(ex.phi_out.shape[1], max_display)
+    with _canvas(5.8, _rows_height(n_rows)) as (figure, ax):
+        BeeswarmDisplay.from_values(
+            ex.phi.iloc[ex.plotted],
+            ex.features.iloc[ex.plotted],
+            max_display=max_display,
+            ax=ax,
+            **_output_kwargs(ex),
+        )
+        return png(figure, "Shapley values of every row, by feature", dpi=DPI)
+
+
+def dependence(ex, feature) -> Markup:
+    """A feature's Shapley value against its value."""
+    from ..plotting import DependenceDisplay
+
+    with _canvas(5.6, 3.9) as (figure, ax):
+        DependenceDisplay.from_values(
+            ex.phi.iloc[ex.plotted],
+            ex.features.iloc[ex.plotted],
+            feature,
+            ax=ax,
+            **_output_kwargs(ex),
+        )
+        return png(figure, f"Dependence plot of {feature}", dpi=DPI)
+
+
+def waterfall_layout(ex) -> tuple[str, float]:
+    """Three waterfalls in a row for short feature names, else two.
+
+    Returns the grid's class and the figures' width in inches. The labels
+    are ``feature = value``: long names need the wider figures.
+    """
+    longest = max(len(str(name)) for name in ex.phi_out.columns)
+    return ("three", 3.8) if longest <= 10 else ("two", 5.6)
+
+
+def waterfall(ex, position: int, width: float, max_display: int = 10) -> Markup:
+    """Base value → prediction for one row."""
+    from ..plotting import WaterfallDisplay
+
+    n_rows = min(ex.phi_out.shape[1], max_display) + 1
+    height = _rows_height(n_rows, per_row=0.3, extra=1.2)
+    with _canvas(width, height) as (figure, ax):
+        WaterfallDisplay.from_values(
+            ex.phi.iloc[position],
+            ex.expected_value,
+            x_row=ex.features.iloc[position][list(ex.known)],
+            max_display=max_display,
+            ax=ax,
+            **_output_kwargs(ex),
+        )
+        label = ex.phi.index[position]
+        return png(figure, f"Waterfall of row {label}", dpi=DPI)

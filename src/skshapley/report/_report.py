@@ -1,0 +1,216 @@
+"""``report``: explain a data set and write one self-contained HTML page."""
+
+import datetime
+import numbers
+import os
+import platform
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from sklearn.utils.validation import check_is_fitted
+
+from .._importance import importance
+from . import _figures, _sections
+from ._data import explain
+from ._html import Markup, element, join, void
+from ._style import CSS
+
+_VERSIONED = ("skshapley", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib")
+
+
+def report(
+    explainer,
+    X,
+    path: str | os.PathLike,
+    *,
+    title: str | None = None,
+    top_k: int = 4,
+    max_display: int = 20,
+    output=None,
+) -> Path:
+    """Explain ``X`` and write a self-contained HTML report of the attributions.
+
+    The report is one HTML file, with its figures embedded as PNG images and
+    its style inline: it needs no network, no JavaScript and no other file,
+    so it can be sent as it is. Its sections (each an ``<h2>`` whose ``id``
+    is given here) are:
+
+    * ``summary``: the model and explainer, what is explained, the number of
+      rows, the efficiency residual ``max |Σφ + base value − f(x)|``
+      (absolute and relative to ``max |f(x)|``) and the time ``explain``
+      took;
+    * ``importance``: :func:`skshapley.importance`'s table, top rows;
+    * ``global``: the importance bars and the beeswarm;
+    * ``dependence``: dependence plots of the ``top_k`` most important
+      features;
+    * ``waterfalls``: the rows with the highest, median and lowest raw
+      prediction, one waterfall each;
+    * ``about``: what the numbers mean, package versions and the date.
+
+    Parameters
+    ----------
+    explainer : fitted explainer
+        A fitted explainer, such as :class:`skshapley.TreeExplainer`; it is
+        used as it is, not refitted.
+    X : array-like or pandas.DataFrame of shape (n_samples, n_features)
+        The rows to explain (the report times ``explainer.explain(X)``).
+        Never modified.
+    path : str or os.PathLike
+        Where to write the HTML file (UTF-8); an existing file is replaced.
+    title : str, default=None
+        The page's title; ``None`` names the model.
+    top_k : int, default=4
+        The number of dependence plots: the features with the largest mean
+        absolute Shapley value.
+    max_display : int, default=20
+        The number of features in the importance table and in the global
+        figures; the others are folded into one row.
+    output : str, int or None, default=None
+        For models with several outputs (classes, targets): the output the
+        tables and figures are about, by name; ``None`` is the first. The
+        efficiency residual covers every output.
+
+    Returns
+    -------
+    path : pathlib.Path
+        The path of the written file.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib (the ``plot`` extra) is not installed.
+
+    See Also
+    --------
+    skshapley.importance : The importance table alone.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from sklearn.datasets import load_diabetes
+    >>> from sklearn.ensemble import GradientBoostingRegressor
+    >>> from skshapley import TreeExplainer
+    >>> from skshapley.report import report
+    >>> X, y = load_diabetes(return_X_y=True, as_frame=True)
+    >>> model = GradientBoostingRegressor(n_estimators=20, random_state=0).fit(X, y)
+    >>> explainer = TreeExplainer(model).fit()
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = report(explainer, X.iloc[:50], pathlib.Path(folder) / "r.html")
+    ...     path.read_text(encoding="utf-8").startswith("<!doctype html>")
+    True
+    """
+    _check_count("top_k", top_k, minimum=0)
+    _check_count("max_display", max_display, minimum=1)
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a str or None, got {type(title).__name__}.")
+    check_is_fitted(explainer)
+    _figures.require_matplotlib()
+
+    ex = explain(explainer, X, output)
+    table = importance(ex.phi_out)
+    facts = _explainer_facts(explainer)
+    versions = _versions()
+    generated = datetime.datetime.now().astimezone()
+    if title is None:
+        title = f"Shapley values of {facts['model']}"
+    # Dependence plots need the feature's values: players that are columns of X.
+    plottable = [
+        name
+        for name in table.index
+        if name in ex.known and ex.features[name].notna().any()
+    ]
+    sections = [
+        _sections.summary(
+            facts, ex, output_note=_sections.output_note(ex, output is not None)
+        ),
+        _sections.importance(table, ex, max_display),
+        _sections.global_(ex, max_display),
+        _sections.dependence(ex, plottable[:top_k], top_k),
+        _sections.waterfalls(ex),
+        _sections.about(
+            explainer, ex, versions, generated.strftime("%Y-%m-%d %H:%M %Z")
+        ),
+    ]
+    subtitle = [
+        facts["explainer"],
+        f"{ex.n_samples:,} rows",
+        f"{ex.phi_out.shape[1]} features",
+        generated.strftime("%d %B %Y"),
+    ]
+    if len(ex.output_names) > 1:
+        subtitle.insert(1, f"output {ex.output}")
+    page = _page(title, subtitle, sections, versions["skshapley"])
+    path = Path(path)
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def _explainer_facts(explainer) -> dict[str, str]:
+    """The explainer's own summary, or at least its class and its model's."""
+    facts = {
+        "explainer": type(explainer).__name__,
+        "model": type(getattr(explainer, "model", None)).__name__,
+    }
+    if hasattr(explainer, "_summary"):
+        facts.update(explainer._summary())
+    return facts
+
+
+def _page(title: str, subtitle: list, sections: list, skshapley_version: str) -> str:
+    """The whole document."""
+    toc = element(
+        "nav",
+        *(element("a", name, href=f"#{key}") for key, name in _sections.SECTIONS),
+        class_="toc",
+        aria_label="Sections",
+    )
+    header = element(
+        "header",
+        element(
+            "div",
+            element("p", "skshapley report", class_="eyebrow"),
+            element("h1", title),
+            element("p", " · ".join(str(part) for part in subtitle), class_="meta"),
+            toc,
+            class_="wrap",
+        ),
+        class_="page",
+    )
+    head = element(
+        "head",
+        void("meta", charset="utf-8"),
+        void("meta", name="viewport", content="width=device-width, initial-scale=1"),
+        void("meta", name="generator", content=f"skshapley {skshapley_version}"),
+        element("title", title),
+        element("style", Markup(CSS)),
+    )
+    footer = element(
+        "footer",
+        element(
+            "div",
+            f"Generated by skshapley {skshapley_version}. Self-contained: "
+            "no scripts, no external resources.",
+            class_="wrap",
+        ),
+    )
+    body = element("body", header, element("main", *sections, class_="wrap"), footer)
+    return "<!doctype html>\n" + element("html", join([head, body]), lang="en") + "\n"
+
+
+def _versions() -> dict[str, str]:
+    """The versions of skshapley, its dependencies and Python."""
+    versions = {}
+    for name in _VERSIONED:
+        try:
+            versions[name] = version(name)
+        except PackageNotFoundError:
+            versions[name] = "not installed"
+    versions["Python"] = platform.python_version()
+    return versions
+
+
+def _check_count(name: str, value, *, minimum: int) -> None:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}.")

@@ -1,0 +1,388 @@
+"""The report's sections, each an ``<h2>`` with a stable id, as markup."""
+
+import numpy as np
+
+from . import _figures
+from ._data import representative_rows
+from ._html import (
+    Markup,
+    bar,
+    element,
+    facts,
+    format_column,
+    format_count,
+    format_duration,
+    format_number,
+    join,
+    table,
+)
+
+# (id, title) of every section, in order; the ids are the report's API.
+SECTIONS = (
+    ("summary", "Summary"),
+    ("importance", "Feature importance"),
+    ("global", "Global picture"),
+    ("dependence", "Dependence"),
+    ("waterfalls", "Single predictions"),
+    ("about", "About these numbers"),
+)
+_TITLES = dict(SECTIONS)
+
+# What the base value is, by value function (the explainer's class).
+_BASE_VALUE = {
+    "TreeExplainer": (
+        "what the trees predict when no feature is known: every split on an "
+        "unknown feature sends the row down both branches, weighted by how many "
+        "training samples went each way. It is the training-cover-weighted "
+        "average of the model's raw output — close to the average raw "
+        "prediction on the training data."
+    ),
+    "ProductKernelExplainer": (
+        "what the kernel model predicts when no feature is known: an unknown "
+        "feature contributes a kernel factor of 1, as if the row matched every "
+        "reference point on it, so the base value is Σ α_i + c (for support "
+        "vector machines, whose dual weights sum to zero, the intercept)."
+    ),
+}
+
+
+def section(key: str, *content) -> Markup:
+    """``<section>`` with its ``<h2 id=key>`` and content."""
+    return element("section", element("h2", _TITLES[key], id=key), *content)
+
+
+def summary(explainer_facts: dict, ex, *, output_note: Markup | None) -> Markup:
+    """Headline numbers; the explainer's facts and this run's, side by side."""
+    n, d = ex.phi_out.shape
+    relative = ex.relative_residual
+    residual = element(
+        "span",
+        format_number(ex.residual, 2),
+        id="efficiency-residual",
+        data_value=repr(ex.residual),
+        data_relative=repr(relative),
+    )
+    relative_text = (
+        f"relative: {format_number(relative, 2)}" if np.isfinite(relative) else ""
+    )
+    speed = f"{format_count(n / ex.seconds)} rows/s" if ex.seconds > 0 else ""
+    cards = element(
+        "div",
+        _card("Rows explained", f"{n:,}", f"{d} features"),
+        _card("Base value", format_number(ex.base_value), "f(x) with no feature known"),
+        _card("Efficiency residual", residual, relative_text),
+        _card("Explain time", format_duration(ex.seconds), speed),
+        class_="cards",
+    )
+    model = [
+        (name[:1].upper() + name[1:], value) for name, value in explainer_facts.items()
+    ]
+    run = [("Rows explained", f"{n:,}"), ("Features", str(d))]
+    if len(ex.output_names) > 1:
+        names = ", ".join(str(name) for name in ex.output_names)
+        run.append(("Outputs", f"{len(ex.output_names)}: {names}"))
+        run.append(("Output shown", str(ex.output)))
+    run += [
+        ("Base value", format_number(ex.base_value, 6)),
+        (
+            "Efficiency residual",
+            "max |Σφ + base value − f(x)| = "
+            f"{format_number(ex.residual, 3)} over every row"
+            + (" and output" if len(ex.output_names) > 1 else "")
+            + (
+                f"; {format_number(relative, 3)} relative to "
+                f"max |f(x)| = {format_number(ex.max_abs_raw)}"
+                if np.isfinite(relative)
+                else ""
+            ),
+        ),
+        (
+            "Explain time",
+            format_duration(ex.seconds) + (f" ({speed})" if speed else ""),
+        ),
+    ]
+    lead = element(
+        "p",
+        f"{explainer_facts.get('explainer', 'The explainer')} attributed the "
+        f"predictions of {n:,} rows to their {d} features. Throughout, f(x) is "
+        f"the model's raw output that is explained ({ex.raw_output or 'value'}), "
+        "and the Shapley values of a row add up to f(x) minus the base value.",
+        class_="lead",
+    )
+    columns = element(
+        "div",
+        element("div", element("h3", "Model and explainer"), facts(model)),
+        element("div", element("h3", "This explanation"), facts(run)),
+        class_="columns",
+    )
+    return section("summary", lead, output_note or "", cards, columns)
+
+
+def _card(label, value, detail) -> Markup:
+    return element(
+        "div",
+        element("div", label, class_="label"),
+        element("div", value, class_="value"),
+        element("div", detail, class_="detail"),
+        class_="card",
+    )
+
+
+def output_note(ex, chosen: bool) -> Markup | None:
+    """For several outputs: which one the report shows, and how to pick."""
+    if len(ex.output_names) == 1:
+        return None
+    how = (
+        "chosen with output="
+        if chosen
+        else "the first; choose another with report(..., output=...)"
+    )
+    return element(
+        "p",
+        "This model has ",
+        element("strong", f"{len(ex.output_names)} outputs"),
+        " (",
+        ", ".join(str(name) for name in ex.output_names),
+        "). Every table and figure below is about output ",
+        element("strong", str(ex.output)),
+        f" ({how}).",
+        class_="note",
+        id="output-note",
+    )
+
+
+def importance(table_, ex, max_display: int) -> Markup:
+    """The importance table's top rows, with bars and aligned numbers.
+
+    As in the figures, at most ``max_display`` rows: with more features, the
+    last row sums the mean |φ| and mean φ of the others.
+    """
+    n_shown = len(table_) if len(table_) <= max_display else max_display - 1
+    top, rest = table_.iloc[:n_shown], table_.iloc[n_shown:]
+    mean_abs = list(top["mean_abs"])
+    means = list(top["mean"])
+    if len(rest):
+        mean_abs.append(rest["mean_abs"].sum())
+        means.append(rest["mean"].sum())
+    mean_abs_text, means_text = format_column(mean_abs), format_column(means)
+    stds_text = format_column(top["std"])
+    largest = float(top["mean_abs"].max()) or 1.0
+    rows = [
+        [
+            str(int(rank)),
+            str(feature),
+            mean_abs_text[j],
+            bar(mean_abs[j] / largest),
+            element("span", means_text[j], class_=_sign_class(means[j])),
+            stds_text[j],
+        ]
+        for j, (feature, rank) in enumerate(top["rank"].items())
+    ]
+    if len(rest):
+        rows.append(
+            [
+                "",
+                f"{len(rest)} other feature{'s' if len(rest) > 1 else ''} (sum)",
+                mean_abs_text[-1],
+                "",
+                element("span", means_text[-1], class_=_sign_class(means[-1])),
+                "",
+            ]
+        )
+    lead = element(
+        "p",
+        f"Mean |φ| over the {len(ex.phi_out):,} explained rows: how far, on "
+        "average, each feature moves a prediction away from the base value, in "
+        "either direction. Mean φ is its average signed push (",
+        element("span", "up", class_="pos"),
+        " or ",
+        element("span", "down", class_="neg"),
+        "), std φ the spread of its pushes.",
+        class_="lead",
+    )
+    header = ["Rank", "Feature", "Mean |φ|", "", "Mean φ", "Std φ"]
+    classes = [None] * len(top) + ["rest"] * (len(rows) - len(top))
+    columns = {0: "num", 1: "feature", 2: "num", 3: "share", 4: "num", 5: "num"}
+    body = table(
+        header, rows, columns=columns, row_classes=classes, class_="importance"
+    )
+    return section("importance", lead, body)
+
+
+def _sign_class(value: float) -> str | None:
+    return "pos" if value > 0 else "neg" if value < 0 else None
+
+
+def global_(ex, max_display: int) -> Markup:
+    """The importance bars and the beeswarm, side by side."""
+    lead = element(
+        "p",
+        "The bars: mean |φ| per feature, with the signed mean φ inside. The "
+        "beeswarm: one dot per row and feature — its position is the Shapley "
+        "value, its colour the feature's value (low to high within each "
+        "feature; grey where unknown)." + _sampled(ex),
+        class_="lead",
+    )
+    figures = element(
+        "div",
+        _figure(_figures.importance(ex, max_display), None),
+        _figure(_figures.beeswarm(ex, max_display), None),
+        class_="figures two",
+    )
+    return section("global", lead, figures)
+
+
+def dependence(ex, features, top_k: int) -> Markup:
+    """A dependence plot for each of ``features``."""
+    unplotted = [str(name) for name in ex.phi_out.columns if name not in ex.known]
+    why_not = (
+        " Players that are not columns of X have no values to plot against: "
+        + ", ".join(unplotted)
+        + "."
+        if unplotted
+        else ""
+    )
+    if not features:
+        why = (
+            "None asked for (top_k=0)."
+            if top_k == 0
+            else why_not.strip() or "No feature has values in X to plot against."
+        )
+        return section("dependence", element("p", why, class_="note"))
+    lead = element(
+        "p",
+        f"The {len(features)} feature{'s' if len(features) > 1 else ''} with the "
+        "largest mean |φ|. Each dot is a row: across, the feature's value; up, "
+        "its Shapley value. Colour shows the feature it interacts with most "
+        "strongly (estimated from the values themselves)." + _sampled(ex) + why_not,
+        class_="lead",
+    )
+    figures = (_figure(_figures.dependence(ex, name), None) for name in features)
+    return section("dependence", lead, element("div", *figures, class_="figures two"))
+
+
+def waterfalls(ex) -> Markup:
+    """Waterfalls for the highest, median and lowest prediction."""
+    lead = element(
+        "p",
+        "How single predictions are built: from the base value, each feature's "
+        "Shapley value moves the output up or down until it reaches the model's "
+        "prediction f(x). Shown for the rows with the highest, median and lowest "
+        "prediction.",
+        class_="lead",
+    )
+    columns, width = _figures.waterfall_layout(ex)
+    figures = []
+    for name, position in representative_rows(ex.raw):
+        label = ex.phi.index[position]
+        caption = join(
+            [
+                element("strong", f"{name.capitalize()} prediction"),
+                " — row ",
+                element("code", str(label)),
+                f": f(x) = {format_number(ex.raw[position])}",
+            ]
+        )
+        figures.append(_figure(_figures.waterfall(ex, position, width), caption))
+    grid = element("div", *figures, class_=f"figures {columns}")
+    return section("waterfalls", lead, grid)
+
+
+def about(explainer, ex, versions: dict, generated: str) -> Markup:
+    """What the numbers mean, in plain words; versions and date."""
+    kind = type(explainer).__name__
+    base = _BASE_VALUE.get(
+        kind,
+        "the model's expected raw output when no feature is known, v(∅).",
+    )
+    raw_output = getattr(explainer, "raw_output_", None)
+    which = f" (output {ex.output})" if len(ex.output_names) > 1 else ""
+    items = [
+        (
+            "Shapley values",
+            "Each number φ is one feature's share of one prediction. They are "
+            "the Shapley values of cooperative game theory: a feature's "
+            "contribution averaged over every order in which the features could "
+            "be revealed. It is the only way of sharing a prediction that adds "
+            "up, treats interchangeable features alike, gives nothing to a "
+            "feature the model ignores and splits a sum of models as the sum "
+            "of their shares.",
+        ),
+        (
+            "They add up",
+            "For every row, the base value plus the Shapley values of all "
+            "features equals the model's output: f(x) = base value + Σφ. The "
+            "summary's efficiency residual is how far from exact that is, "
+            "after floating-point rounding.",
+        ),
+        (
+            "Signs",
+            "A positive value pushes this prediction above the base value, a "
+            "negative one below it. Mean |φ| ranks features by how much they "
+            "matter, mean φ says in which direction they push on average.",
+        ),
+        (
+            "The base value",
+            f"The base value {format_number(ex.base_value)}{which} is {base}",
+        ),
+        ("Units", _units(raw_output)),
+    ]
+    if kind in _BASE_VALUE:  # the product-game explainers
+        items.append(
+            (
+                "How they were computed",
+                "Without sampling: skshapley writes the model as a sum of "
+                "product games, whose Shapley values are one-dimensional "
+                "integrals of polynomials; Gauss–Legendre quadrature evaluates "
+                "them exactly with enough points (the summary says how many "
+                "were used).",
+            )
+        )
+    notes = element(
+        "dl",
+        *(join([element("dt", term), element("dd", text)]) for term, text in items),
+        class_="notes",
+    )
+    version_rows = [[name, version] for name, version in versions.items()]
+    software = element(
+        "aside",
+        element("h3", "Software"),
+        table(["Package", "Version"], version_rows, class_="versions"),
+        element("p", f"Generated {generated}.", class_="note"),
+    )
+    return section("about", element("div", notes, software, class_="columns about"))
+
+
+def _sampled(ex) -> str:
+    """A sentence saying that dots are a sample of the rows, if they are."""
+    if len(ex.plotted) == ex.n_samples:
+        return ""
+    return (
+        f" Dots are drawn for a random sample of {len(ex.plotted):,} of the "
+        f"{ex.n_samples:,} rows."
+    )
+
+
+def _units(raw_output) -> str:
+    """What the values are measured in, for the explained output."""
+    if raw_output in (None, "value"):
+        return (
+            "Shapley values and the base value are in the units of the model's "
+            "prediction."
+        )
+    text = (
+        f"Everything is in the units of what is explained: the model's raw "
+        f"output, here its {raw_output}."
+    )
+    if raw_output in ("log-odds", "margin", "decision function", "latent mean"):
+        text += (
+            " The values add up to that score, not to a probability: a "
+            "probability is a non-linear function of it."
+        )
+    return text
+
+
+def _figure(image: Markup, caption) -> Markup:
+    if caption is None:
+        return element("figure", image)
+    return element("figure", image, element("figcaption", caption))
