@@ -157,6 +157,9 @@ def concatenate_trees(trees, **ensemble_fields) -> TreeEnsemble:
         ``allow_inf``, ``output_names``, ``raw_output`` and optionally
         ``feature_names`` and the category fields.
     """
+    n_outputs = len(ensemble_fields["base_offset"])
+    for tree in trees:
+        _check_tree(tree, ensemble_fields["n_features"], n_outputs)
     offsets = np.cumsum([0] + [len(tree["feature"]) for tree in trees])
     n_values = max(tree["value"].shape[1] for tree in trees)
 
@@ -195,4 +198,46 @@ def concatenate_trees(trees, **ensemble_fields) -> TreeEnsemble:
         tree_width=np.array([tree["value"].shape[1] for tree in trees], dtype=np.intp),
         base_offset=np.asarray(ensemble_fields.pop("base_offset"), dtype=np.float64),
         **ensemble_fields,
+    )
+
+
+def _check_tree(tree: dict, n_features: int, n_outputs: int) -> None:
+    """Raise ``ValueError`` unless the node arrays form one tree.
+
+    The compiled kernels trust these arrays, and models read from files
+    (skops, XGBoost, LightGBM dumps) could be crafted: every child must come
+    after its parent in the same tree, every node but the root must have
+    exactly one parent, internal nodes must split on an existing feature, and
+    the tree's outputs must exist.
+    """
+    if not _is_tree(tree, n_features, n_outputs):
+        raise ValueError(
+            "The model's trees are malformed (children, features or outputs out "
+            "of range, or nodes not forming a tree); the model file may be "
+            "corrupt."
+        )
+
+
+def _is_tree(tree: dict, n_features: int, n_outputs: int) -> bool:
+    """Whether the node arrays of ``tree`` form one tree (see ``_check_tree``)."""
+    left, right = np.asarray(tree["left"]), np.asarray(tree["right"])
+    feature = np.asarray(tree["feature"])
+    n_nodes = len(feature)
+    if n_nodes == 0 or not left.shape == right.shape == (n_nodes,):
+        return False
+    internal = left >= 0
+    if not np.array_equal(internal, right >= 0):
+        return False
+    nodes = np.arange(n_nodes)[internal]
+    children = np.concatenate([left[internal], right[internal]])
+    if np.any(children >= n_nodes) or np.any(children <= np.tile(nodes, 2)):
+        return False
+    parents = np.bincount(children, minlength=n_nodes)
+    width = np.asarray(tree["value"]).shape[1]
+    return bool(
+        parents[0] == 0
+        and np.all(parents[1:] == 1)
+        and np.all((feature[internal] >= 0) & (feature[internal] < n_features))
+        and tree["output"] >= 0
+        and tree["output"] + width <= n_outputs
     )
