@@ -1,7 +1,6 @@
 """skshapley.plotting's public names, docs, lazy matplotlib and shared checks."""
 
 import doctest
-import importlib
 import inspect
 import subprocess
 import sys
@@ -152,17 +151,3 @@ def test_numpydoc_matches_the_signature(obj):
     if inspect.isclass(obj):  # classes return nothing
         errors = [error for error in errors if not error.startswith("RT01")]
     assert errors == []
-
-
-def test_every_module_is_installed():
-    """Each module of the package is listed in its meson.build."""
-    package = importlib.import_module("skshapley.plotting")
-    from pathlib import Path
-
-    folder = Path(package.__file__).parent
-    build = folder / "meson.build"
-    if not build.exists():
-        pytest.skip("an installed copy: no meson.build")
-    listed = build.read_text()
-    for module in folder.glob("*.py"):
-        assert f"'{module.name}'" in listed, module.name
