@@ -126,6 +126,29 @@ def test_default_report_in_a_fresh_directory(tmp_path):
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("model", ["lightgbm", "skops_tree", "skops_kernel"])
+def test_explain_saved_models_in_a_new_process(files, tmp_path, model):
+    out_path = tmp_path / "phi.csv"
+    status, _, err = run(
+        "explain", "--model", files[model], "--data", files["data"],
+        "--target", "target", "--out", out_path, "-q",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert status == 0, err
+    table = pd.read_csv(out_path, index_col=0)
+    X = files["X"].iloc[:5]
+    if model == "lightgbm":
+        import lightgbm
+
+        booster = lightgbm.Booster(model_file=str(files["lightgbm"]))
+        expected = booster.predict(X, raw_score=True)
+    else:
+        expected = (files["gbr"] if model == "skops_tree" else files["kernel"]).predict(
+            X
+        )
+    np.testing.assert_allclose(table.iloc[:5].sum(axis=1), expected, rtol=1e-9)
+
+
 def test_report_of_an_xgboost_model(files, tmp_path):
     pytest.importorskip("matplotlib")
     out_path = tmp_path / "xgb.html"
