@@ -236,16 +236,29 @@ def path_dependent_value(table, x, coalition):
     return out
 
 
-def path_dependent_shapley(table, x):
+def path_dependent_shapley(table, x, players=None):
     """Shapley values of the path-dependent game by enumerating coalitions.
 
-    Returns an array of shape (n_features, n_outputs).
+    ``players`` lists each player's features (default: one per feature); a
+    coalition of players holds all their features. Returns an array of shape
+    (n_players, n_outputs).
     """
     x = cast_inputs(table, x[None])[0]
-    d = table.n_features
+    if players is None:
+        players = [[j] for j in range(table.n_features)]
+    d = len(players)
     tables = np.array(
         [
-            path_dependent_value(table, x, {j for j in range(d) if (mask >> j) & 1})
+            path_dependent_value(
+                table,
+                x,
+                {
+                    j
+                    for p, group in enumerate(players)
+                    if (mask >> p) & 1
+                    for j in group
+                },
+            )
             for mask in range(2**d)
         ]
     )

@@ -83,6 +83,7 @@ def test_params_and_fit():
     assert explainer.get_params(deep=False) == {
         "model": model,
         "feature_perturbation": "tree_path_dependent",
+        "groups": None,
         "n_quadrature_points": 3,
         "n_jobs": None,
     }

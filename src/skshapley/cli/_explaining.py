@@ -1,7 +1,6 @@
 """Which explainer, explanations with a progress line, the attributions table."""
 
 import functools
-import inspect
 import time
 
 import numpy as np
@@ -33,28 +32,15 @@ def model_name(model) -> str:
 
 
 def make_explainer(model, groups: dict | None):
-    """The first explainer in :data:`EXPLAINERS` that supports ``model``, fitted.
-
-    ``groups`` go to the explainer if it has a ``groups`` parameter; if the
-    model's explainer has none, that is an error.
-    """
+    """The first explainer in :data:`EXPLAINERS` that supports ``model``, fitted."""
     refusals = []
     for cls in EXPLAINERS:
-        takes_groups = "groups" in inspect.signature(cls).parameters
-        params = {"groups": groups} if groups and takes_groups else {}
         try:
-            explainer = cls(model, **params).fit()
+            return cls(model, groups=groups).fit()
         except TypeError as exc:  # the explainer's "unsupported model" error
             refusals.append(str(exc))
-            continue
         except ValueError as exc:  # a model not fitted, a bad group, ...
             raise CommandError(str(exc)) from exc
-        if groups and not takes_groups:
-            raise CommandError(
-                f"--groups: {cls.__name__}, which explains {model_name(model)}, "
-                "does not support feature groups yet."
-            )
-        return explainer
     raise CommandError(" ".join(refusals))
 
 

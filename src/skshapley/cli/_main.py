@@ -216,8 +216,7 @@ def _add_options(parser: _Parser) -> None:
         nargs="+",
         action="extend",
         metavar="NAME=COL,COL",
-        help="explain these columns together, as one player named NAME "
-        "(kernel models only, for now)",
+        help="explain these columns together, as one player named NAME",
     )
     parser.add_argument(
         "--output",

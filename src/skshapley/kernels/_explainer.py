@@ -9,6 +9,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseExplainer, feature_names
+from .._groups import feature_players
 from .._validation import check_finite_array
 from ..games._product import solve_games
 from ..games._quadrature import check_n_quadrature_points
@@ -149,7 +150,8 @@ class ProductKernelExplainer(BaseExplainer):
                 getattr(self.model, "feature_names_in_", None), self.n_features_in_
             )
             explained = _names_out(self._preprocess, explained)
-        self._partition, self.player_names_ = _players(self.groups, explained)
+        players, self.player_names_ = feature_players(self.groups, explained)
+        self._partition = None if players is None else _partition(players)
         self.output_names_ = game.output_names
         self.raw_output_ = game.raw_output
         self.expected_value_ = self._per_output(game.expected_value)
@@ -278,6 +280,13 @@ class ProductKernelExplainer(BaseExplainer):
         return X, index
 
 
+def _partition(players: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The features in player order, and where each player starts among them."""
+    members = np.argsort(players, kind="stable")
+    starts = np.searchsorted(players[members], np.arange(players.max() + 1))
+    return members.astype(np.intp), starts.astype(np.intp)
+
+
 def _split_pipeline(model) -> tuple[Pipeline | None, object]:
     """A pipeline's preprocessing steps and final model (``None`` and the model)."""
     if not isinstance(model, Pipeline):
@@ -326,67 +335,3 @@ def _blocks(shape: tuple[int, int], n_references: int):
     for row in range(n_samples):
         for begin in range(0, n_references, step):
             yield slice(row, row + 1), slice(begin, begin + step)
-
-
-def _players(groups, names: np.ndarray) -> tuple[tuple | None, np.ndarray]:
-    """The partition of the features into players, and the players' names.
-
-    The partition is the features in player order and where each player
-    starts in it; ``None`` without groups. Group members are feature names or
-    positions; every feature may be in at most one group.
-    """
-    if groups is None:
-        return None, names
-    if not isinstance(groups, Mapping):
-        raise TypeError(
-            "groups must be a mapping {group_name: [columns]}, got "
-            f"{type(groups).__name__}."
-        )
-    position = {name: j for j, name in enumerate(names)}
-    owner: dict[int, str] = {}
-    partition, player_names = [], []
-    for group, members in groups.items():
-        if isinstance(members, str | int | np.integer):
-            members = [members]
-        indices = []
-        for member in members:
-            j = _column_index(member, position, len(names))
-            if j in owner:
-                raise ValueError(
-                    f"Feature {names[j]!r} is in two groups: {owner[j]!r} and "
-                    f"{group!r}."
-                )
-            owner[j] = group
-            indices.append(j)
-        if not indices:
-            raise ValueError(f"Group {group!r} has no features.")
-        partition.append(indices)
-        player_names.append(str(group))
-    for j, name in enumerate(names):
-        if j not in owner:
-            partition.append([j])
-            player_names.append(name)
-    duplicated = pd.Index(player_names)[pd.Index(player_names).duplicated()]
-    if len(duplicated):
-        raise ValueError(
-            f"Player names must be unique; {list(duplicated)} name both a group "
-            "and a feature (or two groups)."
-        )
-    members = np.concatenate(partition).astype(np.intp)
-    starts = np.cumsum([0] + [len(player) for player in partition[:-1]])
-    return (members, starts.astype(np.intp)), np.asarray(player_names, dtype=object)
-
-
-def _column_index(member, position: dict, n_features: int) -> int:
-    """A group member (feature name or position) as a column index."""
-    if isinstance(member, int | np.integer) and not isinstance(member, bool):
-        if 0 <= member < n_features:
-            return int(member)
-        raise ValueError(
-            f"Group member {member} is not a column position (0..{n_features - 1})."
-        )
-    if str(member) in position:
-        return position[str(member)]
-    raise ValueError(
-        f"Group member {member!r} is not one of the model's features: {list(position)}."
-    )

@@ -1,10 +1,13 @@
 """TreeExplainer: exact path-dependent Shapley values of tree ensembles."""
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseExplainer, feature_names
+from .._groups import feature_players
 from .._threads import effective_n_threads
 from ..games._quadrature import (
     check_n_quadrature_points,
@@ -39,9 +42,16 @@ class TreeExplainer(BaseExplainer):
         The value function: absent features follow both branches of their
         splits, weighted by the training cover (shap's
         ``"tree_path_dependent"``).
+    groups : mapping of str to list, default=None
+        Feature groups ``{group_name: [columns]}``, columns by feature name
+        (or position). Each group is one player: absent, all its features
+        follow both branches of their splits; present, the sample's path.
+        The values are the exact Shapley values of that game of groups (not
+        sums of the members' values). Features in no group stay players of
+        their own.
     n_quadrature_points : "auto" or int, default="auto"
         Quadrature points per tree. ``"auto"`` uses ``ceil(D / 2)`` for the
-        tree's largest number ``D`` of distinct features on a path, which is
+        tree's largest number ``D`` of distinct players on a path, which is
         exact; an integer forces that many for every tree.
     n_jobs : int, default=None
         OpenMP threads over the explained rows; ``None`` or ``-1`` means all
@@ -66,6 +76,9 @@ class TreeExplainer(BaseExplainer):
         The model's feature names (``x0, x1, ...`` if it has none).
     n_features_in_ : int
         The number of features.
+    player_names_ : ndarray of str
+        The columns of :meth:`explain`: the group names, then the features in
+        no group (the feature names when there are no groups).
 
     See Also
     --------
@@ -92,11 +105,13 @@ class TreeExplainer(BaseExplainer):
         model,
         *,
         feature_perturbation: str = "tree_path_dependent",
+        groups: Mapping[str, list] | None = None,
         n_quadrature_points: int | str = "auto",
         n_jobs: int | None = None,
     ):
         self.model = model
         self.feature_perturbation = feature_perturbation
+        self.groups = groups
         self.n_quadrature_points = n_quadrature_points
         self.n_jobs = n_jobs
 
@@ -123,12 +138,22 @@ class TreeExplainer(BaseExplainer):
             )
         check_n_quadrature_points(self.n_quadrature_points)
         ensemble = parse_model(self.model)
+        self.feature_names_in_, self._columns_by_name = feature_names(
+            ensemble.feature_names, ensemble.n_features
+        )
+        players, self.player_names_ = feature_players(
+            self.groups, self.feature_names_in_
+        )
+        if players is None:
+            players = np.arange(ensemble.n_features)
+        # Leaves have no feature (-1 or -2): any player will do, none is read.
+        self._node_player = players[np.maximum(ensemble.feature, 0)]
         n_trees = ensemble.n_trees
         distinct = np.empty(n_trees, dtype=np.intp)
         depth = np.empty(n_trees, dtype=np.intp)
         _tree_core.path_statistics(
-            ensemble.feature, ensemble.left, ensemble.right, ensemble.roots,
-            ensemble.n_features, distinct, depth,
+            self._node_player, ensemble.left, ensemble.right, ensemble.roots,
+            len(self.player_names_), distinct, depth,
         )  # fmt: skip
         if self.n_quadrature_points == "auto":
             n_points = np.array([exact_n_points(d) for d in distinct], dtype=np.intp)
@@ -139,9 +164,6 @@ class TreeExplainer(BaseExplainer):
         self._rules = stack_rules(n_points)
         self._max_depth = int(depth.max())
         self._cover_ratio = _cover_ratios(ensemble)
-        self.feature_names_in_, self._columns_by_name = feature_names(
-            ensemble.feature_names, ensemble.n_features
-        )
         self.n_features_in_ = ensemble.n_features
         self.output_names_ = ensemble.output_names
         self.raw_output_ = ensemble.raw_output
@@ -159,14 +181,15 @@ class TreeExplainer(BaseExplainer):
         Returns
         -------
         phi : pandas.DataFrame
-            One row per sample (``X``'s index) and one column per feature, or
-            columns ``(output, feature)`` for several outputs. Each row sums,
-            with ``expected_value_``, to the raw output.
+            One row per sample (``X``'s index) and one column per player
+            (feature, or group), or columns ``(output, player)`` for several
+            outputs. Each row sums, with ``expected_value_``, to the raw
+            output.
         """
         check_is_fitted(self, "ensemble_")
         X, index = self._prepared(X)
         ensemble = self.ensemble_
-        values = np.zeros((len(X), ensemble.n_outputs, ensemble.n_features))
+        values = np.zeros((len(X), ensemble.n_outputs, len(self.player_names_)))
         out_of_memory = np.zeros(1, dtype=np.intc)
         self._forest().shapley(
             X, *self._rules, self._max_depth, values,
@@ -174,7 +197,7 @@ class TreeExplainer(BaseExplainer):
         )  # fmt: skip
         if out_of_memory[0]:
             raise MemoryError("Could not allocate the tree kernel's scratch memory.")
-        return self._frame(values, index)
+        return self._frame(values, index, self.player_names_)
 
     def raw_predict(self, X) -> np.ndarray:
         """The model's raw output, computed from the parsed trees.
@@ -248,7 +271,7 @@ class TreeExplainer(BaseExplainer):
 
     def _forest(self) -> _tree_core.Forest:
         """The node arrays in the compiled kernels' form (cheap: no copies)."""
-        return _tree_core.Forest(self.ensemble_, self._cover_ratio)
+        return _tree_core.Forest(self.ensemble_, self._cover_ratio, self._node_player)
 
 
 def _cover_ratios(ensemble) -> np.ndarray:

@@ -60,6 +60,8 @@ cdef extern from "_lanes.h" nogil:
 cdef struct _Trees:
     # The TreeEnsemble's node arrays (see _table.py), read-only.
     const Py_ssize_t *feature
+    const Py_ssize_t *player        # who is credited for a split: its feature's
+                                    # group, or the feature itself
     const Py_ssize_t *left
     const Py_ssize_t *right
     const double *threshold
@@ -80,12 +82,12 @@ cdef struct _Walk:
     # One walk of one tree for a block of samples; buffers belong to the thread.
     # Per-sample arrays are sample-major: one contiguous row of `block` values.
     const double *X                 # the block's features, (n_features, block)
-    double *phi                     # its values, (block, n_outputs, n_features)
+    double *phi                     # its values, (block, n_outputs, n_players)
     Py_ssize_t block
-    Py_ssize_t n_features
+    Py_ssize_t n_players
     Py_ssize_t n_outputs
-    double *present                 # A_j, (n_features, block)
-    double *cover_product           # B_j, (n_features,): the same for all samples
+    double *present                 # A_j, (n_players, block)
+    double *cover_product           # B_j, (n_players,): the same for all samples
     double *products                # G(t_k), (levels, m, block)
     double *sums                    # H(t_k, output), (levels, width, m, block)
     double *shared                  # per level: 1/f and g before the split, and
@@ -128,7 +130,7 @@ cdef void _visit(
     in loops over the block that the compiler vectorizes (``_lanes.h``).
     """
     cdef Py_ssize_t m = walk.m, width = walk.width, n = walk.block
-    cdef Py_ssize_t k, o, s, side, child, feature
+    cdef Py_ssize_t k, o, s, side, child, player
     cdef double *products = walk.products + depth * m * n
     cdef double *child_products = products + m * n
     cdef double *sums = walk.sums + depth * width * m * n
@@ -156,10 +158,10 @@ cdef void _visit(
             )
         return
 
-    feature = trees.feature[node]
-    cover_product = walk.cover_product[feature]
-    present = walk.present + feature * n
-    x = walk.X + feature * n
+    player = trees.player[node]
+    cover_product = walk.cover_product[player]
+    present = walk.present + player * n
+    x = walk.X + trees.feature[node] * n
     for s in range(n):
         was_present[s] = present[s]
     if trees.is_categorical[node]:
@@ -199,7 +201,7 @@ cdef void _visit(
                 ratio, factor * reciprocal[k],
                 (1.0 - t[k]) * new_cover * reciprocal[k], n,
             )
-        walk.cover_product[feature] = new_cover
+        walk.cover_product[player] = new_cover
         _visit(trees, walk, child, depth + 1)
         for o in range(width):
             for s in range(n):
@@ -211,7 +213,7 @@ cdef void _visit(
                 )
             for s in range(n):
                 walk.phi[
-                    (s * walk.n_outputs + walk.output + o) * walk.n_features + feature
+                    (s * walk.n_outputs + walk.output + o) * walk.n_players + player
                 ] += walk.total[s]
         if side == 0:
             memcpy(sums, child_sums, width * m * n * sizeof(double))
@@ -219,7 +221,7 @@ cdef void _visit(
             lanes_add(sums, child_sums, width * m * n)
     for s in range(n):
         present[s] = was_present[s]
-    walk.cover_product[feature] = cover_product
+    walk.cover_product[player] = cover_product
 
 
 cdef void _explain_block(
@@ -229,6 +231,7 @@ cdef void _explain_block(
     double *phi,
     Py_ssize_t block,
     Py_ssize_t n_features,
+    Py_ssize_t n_players,
     Py_ssize_t n_outputs,
     Py_ssize_t levels,
     Py_ssize_t m_max,
@@ -247,11 +250,11 @@ cdef void _explain_block(
     cdef double *transposed = state
     walk.phi = phi
     walk.block = block
-    walk.n_features = n_features
+    walk.n_players = n_players
     walk.n_outputs = n_outputs
     walk.present = transposed + n_features * block
-    walk.cover_product = walk.present + n_features * block
-    walk.products = walk.cover_product + n_features
+    walk.cover_product = walk.present + n_players * block
+    walk.products = walk.cover_product + n_players
     walk.sums = walk.products + levels * m_max * block
     walk.shared = walk.sums + levels * width_max * m_max * block
     walk.was_present = walk.shared + levels * 4 * m_max
@@ -264,9 +267,9 @@ cdef void _explain_block(
         for j in range(n_features):
             transposed[j * block + s] = X[s * n_features + j]
     walk.X = transposed
-    for j in range(block * n_features):
+    for j in range(block * n_players):
         walk.present[j] = 1.0
-    for j in range(n_features):
+    for j in range(n_players):
         walk.cover_product[j] = 1.0
     for tree in range(roots.shape[0]):
         walk.m = rule_size[tree]
@@ -288,17 +291,22 @@ cdef class Forest:
         The parsed model.
     cover_ratio : ndarray of shape (n_nodes,)
         ``cover[node] / cover[parent]``, 1 at the roots.
+    player : ndarray of shape (n_nodes,)
+        The player each internal node's split is credited to: its feature,
+        or the feature's group (any value at leaves).
     """
 
-    cdef const Py_ssize_t[::1] feature, left, right, roots, tree_output, tree_width
+    cdef const Py_ssize_t[::1] feature, player, left, right, roots
+    cdef const Py_ssize_t[::1] tree_output, tree_width
     cdef const double[::1] threshold, cover_ratio
     cdef const double[:, ::1] value
     cdef const unsigned char[::1] missing_left, is_categorical
     cdef const unsigned int[:, ::1] bitset
     cdef _Trees trees
 
-    def __init__(self, ensemble, cover_ratio):
+    def __init__(self, ensemble, cover_ratio, player):
         self.feature = ensemble.feature
+        self.player = player
         self.left = ensemble.left
         self.right = ensemble.right
         self.roots = ensemble.roots
@@ -311,6 +319,7 @@ cdef class Forest:
         self.is_categorical = ensemble.is_categorical
         self.bitset = ensemble.category_bitset
         self.trees.feature = &self.feature[0]
+        self.trees.player = &self.player[0]
         self.trees.left = &self.left[0]
         self.trees.right = &self.right[0]
         self.trees.threshold = &self.threshold[0]
@@ -335,13 +344,14 @@ cdef class Forest:
     ):
         """Add each sample's path-dependent Shapley values to ``out``.
 
-        ``out`` has shape (n_samples, n_outputs, n_features) and is zeroed by
+        ``out`` has shape (n_samples, n_outputs, n_players) and is zeroed by
         the caller. Tree ``t`` uses the rule
         ``rule_nodes[rule_start[t]:][:rule_size[t]]`` (exact when it has
         ceil(D / 2) points for the tree's largest number D of distinct
-        features on a path); ``max_depth`` bounds every tree's depth.
+        players on a path); ``max_depth`` bounds every tree's depth.
         """
         cdef Py_ssize_t n_samples = X.shape[0], n_features = X.shape[1]
+        cdef Py_ssize_t n_players = out.shape[2]
         cdef Py_ssize_t n_outputs = out.shape[1], width = self.value.shape[1]
         cdef Py_ssize_t m_max = 1, levels = max_depth + 2
         cdef Py_ssize_t n_blocks = (n_samples + _BLOCK_ROWS - 1) // _BLOCK_ROWS
@@ -357,7 +367,7 @@ cdef class Forest:
         with nogil, parallel(num_threads=n_threads):
             state = <double *> malloc(
                 (
-                    (2 * _BLOCK_ROWS + 1) * n_features
+                    _BLOCK_ROWS * n_features + (_BLOCK_ROWS + 1) * n_players
                     + levels * m_max * (_BLOCK_ROWS * (1 + width) + 4)
                     + levels * _BLOCK_ROWS * 5
                     + _BLOCK_ROWS
@@ -371,7 +381,7 @@ cdef class Forest:
                 _explain_block(
                     trees, state, &X[first, 0], &out[first, 0, 0],
                     min(<Py_ssize_t> _BLOCK_ROWS, n_samples - first),
-                    n_features, n_outputs, levels, m_max, width,
+                    n_features, n_players, n_outputs, levels, m_max, width,
                     roots, tree_output, tree_width,
                     rule_nodes, rule_weights, rule_start, rule_size,
                 )
@@ -412,7 +422,11 @@ def path_statistics(
     Py_ssize_t[::1] max_distinct,
     Py_ssize_t[::1] max_depth,
 ):
-    """Per tree: the most distinct features on a path, and the depth."""
+    """Per tree: the most distinct features on a path, and the depth.
+
+    ``feature`` may also be the nodes' players (then ``n_features`` is the
+    number of players): distinct players are what the rule must cover.
+    """
     cdef Py_ssize_t tree, node, depth, distinct, top, f
     cdef Py_ssize_t n_nodes = feature.shape[0]
     cdef Py_ssize_t *seen = <Py_ssize_t *> malloc(n_features * sizeof(Py_ssize_t))
