@@ -108,6 +108,14 @@ class ProductKernelExplainer(BaseExplainer):
     True
     """
 
+    # What the base value is, in words, for reports.
+    _base_value_meaning = (
+        "what the kernel model predicts when no feature is known: an unknown "
+        "feature contributes a kernel factor of 1, as if the row matched every "
+        "reference point on it, so the base value is Σ α_i + c (for support "
+        "vector machines, whose dual weights sum to zero, the intercept)."
+    )
+
     def __init__(
         self,
         model,

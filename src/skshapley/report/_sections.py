@@ -28,23 +28,6 @@ SECTIONS = (
 )
 _TITLES = dict(SECTIONS)
 
-# What the base value is, by value function (the explainer's class).
-_BASE_VALUE = {
-    "TreeExplainer": (
-        "what the trees predict when no feature is known: every split on an "
-        "unknown feature sends the row down both branches, weighted by how many "
-        "training samples went each way. It is the training-cover-weighted "
-        "average of the model's raw output — close to the average raw "
-        "prediction on the training data."
-    ),
-    "ProductKernelExplainer": (
-        "what the kernel model predicts when no feature is known: an unknown "
-        "feature contributes a kernel factor of 1, as if the row matched every "
-        "reference point on it, so the base value is Σ α_i + c (for support "
-        "vector machines, whose dual weights sum to zero, the intercept)."
-    ),
-}
-
 
 def section(key: str, *content) -> Markup:
     """``<section>`` with its ``<h2 id=key>`` and content."""
@@ -290,11 +273,9 @@ def waterfalls(ex) -> Markup:
 
 def about(explainer, ex, versions: dict, generated: str) -> Markup:
     """What the numbers mean, in plain words; versions and date."""
-    kind = type(explainer).__name__
-    base = _BASE_VALUE.get(
-        kind,
-        "the model's expected raw output when no feature is known, v(∅).",
-    )
+    # The product-game explainers say what their base value is.
+    meaning = getattr(explainer, "_base_value_meaning", None)
+    base = meaning or "the model's expected raw output when no feature is known, v(∅)."
     raw_output = getattr(explainer, "raw_output_", None)
     which = f" (output {ex.output})" if len(ex.output_names) > 1 else ""
     items = [
@@ -327,7 +308,7 @@ def about(explainer, ex, versions: dict, generated: str) -> Markup:
         ),
         ("Units", _units(raw_output)),
     ]
-    if kind in _BASE_VALUE:  # the product-game explainers
+    if meaning is not None:
         items.append(
             (
                 "How they were computed",

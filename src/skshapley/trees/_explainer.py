@@ -100,6 +100,15 @@ class TreeExplainer(BaseExplainer):
     True
     """
 
+    # What the base value is, in words, for reports.
+    _base_value_meaning = (
+        "what the trees predict when no feature is known: every split on an "
+        "unknown feature sends the row down both branches, weighted by how many "
+        "training samples went each way. It is the training-cover-weighted "
+        "average of the model's raw output — close to the average raw "
+        "prediction on the training data."
+    )
+
     def __init__(
         self,
         model,
