@@ -84,8 +84,6 @@ class KernelGame:
         The model's feature names, if it was fitted on a DataFrame.
     n_features : int
         The number of features.
-    nonnegative_inputs : bool
-        Whether the kernel is defined only for ``X >= 0`` (chi-squared).
     """
 
     components: tuple[KernelComponent, ...]
@@ -94,12 +92,16 @@ class KernelGame:
     raw_output: str
     feature_names: np.ndarray | None
     n_features: int
-    nonnegative_inputs: bool = False
 
     @property
     def n_outputs(self) -> int:
         """The number of outputs."""
         return len(self.intercept)
+
+    @property
+    def nonnegative_inputs(self) -> bool:
+        """Whether the kernel is defined only for ``X >= 0`` (chi-squared)."""
+        return any(component.chi2.any() for component in self.components)
 
     @property
     def expected_value(self) -> np.ndarray:

@@ -232,7 +232,6 @@ def _game(model, reference, dual, terms, intercept, output_names, raw_output):
         raw_output=raw_output,
         feature_names=None if names is None else np.asarray(names, dtype=object),
         n_features=reference.shape[1],
-        nonnegative_inputs=any(c.chi2.any() for c in components),
     )
 
 
