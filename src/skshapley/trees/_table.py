@@ -105,6 +105,13 @@ class TreeEnsemble:
         What the model does with DataFrame categories it did not see in
         training: route them as missing values (LightGBM) or refuse them
         (XGBoost).
+    missing_value : float, default=nan
+        A value the model treats as missing besides NaN (XGBoost's
+        ``missing=``): inputs equal to it are routed as NaN. NaN means none.
+    float32_unless_float : bool, default=False
+        LightGBM's input cast: NumPy inputs that are not float32 or float64
+        (integers, booleans) are cast to float32 before routing, and
+        DataFrames to the common type of their columns and float32.
     """
 
     feature: np.ndarray
@@ -132,6 +139,8 @@ class TreeEnsemble:
     categorical_features: tuple = ()
     category_rounding: str = "trunc"
     unknown_categories: str = "missing"
+    missing_value: float = float("nan")
+    float32_unless_float: bool = False
 
     @property
     def n_outputs(self) -> int:

@@ -1,0 +1,26 @@
+"""Limits on what skshapley reads, allocates and runs, stated once.
+
+Model files and parameters come from users and, through the command line,
+from files they downloaded. Every size that a file or a parameter can make
+skshapley allocate or loop over is bounded here, checked before any
+third-party or compiled code sees it, and stated in the documentation
+(``docs/user_guide/security.rst``).
+"""
+
+# Features (columns) of a model. A file claiming more is refused before any
+# per-feature array is made.
+MAX_FEATURES = 1_000_000
+
+# Outputs of a model (classes, targets).
+MAX_OUTPUTS = 100_000
+
+# Quadrature points per game (the exact rule for 131,072 players).
+MAX_QUADRATURE_POINTS = 65_536
+
+# Bytes of a model file (JSON, UBJSON, LightGBM text, skops archive, and the
+# total size of a skops archive's members once decompressed).
+MAX_MODEL_FILE_BYTES = 2**31
+
+# Working memory of one thread of the compiled tree walk; the rows walked
+# together are chosen to fit it.
+MAX_SCRATCH_BYTES_PER_THREAD = 2**28
