@@ -122,12 +122,9 @@ def parse_lightgbm(model):
         text = booster.model_to_string(num_iteration=booster.best_iteration)
         parsed = read_model_text(text)
         wrapper = model if model is not booster else None
-    n_iterations = len(parsed.trees) // parsed.n_outputs
+    n_iterations = parsed.n_trees // parsed.n_outputs
     scale = 1.0 / n_iterations if parsed.average_output else 1.0
-    trees = [
-        _tree_arrays(tree, scale, t % parsed.n_outputs)
-        for t, tree in enumerate(parsed.trees)
-    ]
+    trees = _table_trees(parsed.trees, scale, parsed.n_outputs)
     objective = parsed.objective.split()
     name = objective[0] if objective else ""
     return concatenate_trees(
@@ -142,11 +139,11 @@ def parse_lightgbm(model):
         raw_output=_raw_output(objective),
         feature_names=_feature_names(wrapper, parsed.feature_names),
         categories_as_codes=True,
-        **_categorical_features(parsed, trees),
+        **_categorical_features(parsed),
     )
 
 
-def _categorical_features(parsed, trees) -> dict:
+def _categorical_features(parsed) -> dict:
     """Which features LightGBM treats as categorical, and their categories.
 
     Categorical features are those whose ``feature_infos`` list values, and
@@ -155,11 +152,7 @@ def _categorical_features(parsed, trees) -> dict:
     in the training categories (``pandas_categorical``, one list per
     categorical column, in order).
     """
-    split_on = {
-        int(tree["feature"][u])
-        for tree in trees
-        for u in np.flatnonzero(tree["is_categorical"])
-    }
+    split_on = set(parsed.trees["split_feature"][list(parsed.trees["category_words"])])
     fields = {
         "categorical_features": tuple(
             sorted(split_on.union(parsed.categorical_features))
@@ -175,49 +168,68 @@ def _categorical_features(parsed, trees) -> dict:
     return fields
 
 
-def _tree_arrays(tree, scale, output) -> dict:
-    """The table's node arrays of one checked tree (see the module docstring)."""
-    if tree["is_linear"]:
+def _table_trees(trees, scale, n_outputs) -> list:
+    """The table's node arrays of each checked tree (see the module docstring)."""
+    if trees["is_linear"].any():
         raise TypeError(
             "LightGBM models with linear trees (linear_tree=True) are not "
             "supported: their leaves are linear models of the features, "
             "not constants, so paths are not product games."
         )
-    n_leaves = tree["num_leaves"]
+    n_leaves = trees["num_leaves"]
     n_internal = n_leaves - 1
     n_nodes = n_internal + n_leaves
+    node_start = np.cumsum(n_nodes) - n_nodes
+    # Table positions of the internal nodes and of the leaves.
+    tree_of_internal = np.repeat(np.arange(len(n_leaves)), n_internal)
+    internal = node_start[tree_of_internal] + _local(n_internal)
+    tree_of_leaf = np.repeat(np.arange(len(n_leaves)), n_leaves)
+    leaf = (node_start + n_internal)[tree_of_leaf] + _local(n_leaves)
+
+    total = int(n_nodes.sum())
     arrays = {
-        "feature": np.full(n_nodes, -1, dtype=np.intp),
-        "threshold": np.zeros(n_nodes),
-        "left": np.full(n_nodes, -1, dtype=np.intp),
-        "right": np.full(n_nodes, -1, dtype=np.intp),
-        "missing_left": np.zeros(n_nodes, dtype=np.uint8),
-        "is_categorical": np.zeros(n_nodes, dtype=np.uint8),
-        "category_bitset": np.zeros((n_nodes, BITSET_WORDS), dtype=np.uint32),
-        # A tree without splits records no count it needs; its cover is unused.
-        "cover": np.ones(n_nodes),
-        "value": np.zeros((n_nodes, 1)),
-        "output": output,
+        "feature": np.full(total, -1, dtype=np.intp),
+        "threshold": np.zeros(total),
+        "left": np.full(total, -1, dtype=np.intp),
+        "right": np.full(total, -1, dtype=np.intp),
+        "missing_left": np.zeros(total, dtype=np.uint8),
+        "is_categorical": np.zeros(total, dtype=np.uint8),
+        "category_bitset": np.zeros((total, BITSET_WORDS), dtype=np.uint32),
+        "cover": np.ones(total),
+        "value": np.zeros((total, 1)),
     }
-    arrays["value"][n_internal:, 0] = tree["leaf_value"] * scale
-    if n_leaves == 1:
-        return arrays
-    internal = slice(0, n_internal)
-    for key, child in (("left", "left_child"), ("right", "right_child")):
-        child = tree[child]
-        arrays[key][internal] = np.where(child >= 0, child, n_internal + ~child)
-    arrays["feature"][internal] = tree["split_feature"]
-    arrays["cover"][:] = np.concatenate([tree["internal_count"], tree["leaf_count"]])
-    decision = tree["decision_type"]
-    categorical = (decision & 1) == 1
-    _set_numerical_nodes(arrays, tree["threshold"], decision, ~categorical)
-    for u in np.flatnonzero(categorical):
-        _set_categorical_node(arrays, u, tree)
-    return arrays
+    arrays["feature"][internal] = trees["split_feature"]
+    for key, children in (("left", "left_child"), ("right", "right_child")):
+        child = trees[children]  # local: leaves after the internal nodes
+        arrays[key][internal] = np.where(
+            child >= 0, child, n_internal[tree_of_internal] + ~child
+        )
+    arrays["cover"][internal] = trees["internal_count"]
+    arrays["cover"][leaf] = trees["leaf_count"]
+    arrays["value"][leaf, 0] = trees["leaf_value"] * scale
+    threshold, missing_left = _numerical_rules(
+        trees["threshold"], trees["decision_type"]
+    )
+    arrays["threshold"][internal] = threshold
+    arrays["missing_left"][internal] = missing_left
+    for u, words in trees["category_words"].items():
+        _set_categorical_node(arrays, internal[u], words)
+
+    bounds = node_start[1:]
+    split = {key: np.split(array, bounds) for key, array in arrays.items()}
+    return [
+        {**{key: parts[t] for key, parts in split.items()}, "output": t % n_outputs}
+        for t in range(len(n_leaves))
+    ]
 
 
-def _set_numerical_nodes(arrays, threshold, decision, numerical):
-    """Thresholds and missing-value rules of the numerical nodes."""
+def _local(sizes) -> np.ndarray:
+    """``0..sizes[0]-1, 0..sizes[1]-1, ...``."""
+    return np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+
+
+def _numerical_rules(threshold, decision):
+    """Thresholds and missing-value rules of numerical nodes."""
     # LightGBM replaces |x| <= kZeroThreshold by 0.0 before routing: such
     # thresholds are moved to where the table, comparing x itself, routes
     # every non-NaN value the same way.
@@ -231,17 +243,14 @@ def _set_numerical_nodes(arrays, threshold, decision, numerical):
         threshold >= 0.0,  # None: NaN is replaced by 0.0
         default_left | np.where(missing_type == 1, 2, 0),
     )
-    n_internal = len(threshold)
-    arrays["threshold"][:n_internal][numerical] = threshold[numerical]
-    arrays["missing_left"][:n_internal][numerical] = rule[numerical]
+    return threshold, rule
 
 
-def _set_categorical_node(arrays, u, tree):
+def _set_categorical_node(arrays, u, words):
     """The bitset's categories go left; NaN, negative and others go right."""
     arrays["is_categorical"][u] = 1
-    k = int(tree["threshold"][u])
-    begin, end = tree["cat_boundaries"][k : k + 2]
-    words = tree["cat_threshold"][begin:end].astype(np.uint32)
+    arrays["threshold"][u] = 0.0
+    arrays["missing_left"][u] = 0
     beyond = np.flatnonzero(words[BITSET_WORDS:])
     if len(beyond):
         word = BITSET_WORDS + beyond[0]
