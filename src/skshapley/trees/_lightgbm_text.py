@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from .._limits import MAX_FEATURES, MAX_MODEL_FILE_BYTES, MAX_OUTPUTS
-from ._lightgbm_arrays import FLOAT, InvalidModel, ints, tree_arrays
+from ._lightgbm_arrays import CATEGORICAL_BIT, FLOAT, InvalidModel, ints, tree_arrays
 
 _CATEGORY_INFO = re.compile(r"-?\d{1,10}(?::-?\d{1,10})*")
 
@@ -153,6 +153,7 @@ def _read(text: str) -> LightGBMTextModel:
     if "tree_sizes" in header:
         _check_tree_sizes(header["tree_sizes"], lines, blocks)
     trees = tree_arrays(blocks, n_features)
+    _check_split_kinds(trees, categorical)
     return LightGBMTextModel(
         n_outputs=n_outputs,
         n_features=n_features,
@@ -163,6 +164,21 @@ def _read(text: str) -> LightGBMTextModel:
         trees=trees,
         pandas_categorical=_pandas_categorical(lines[position:]),
     )
+
+
+def _check_split_kinds(trees, categorical):
+    """No feature has both numerical and categorical splits.
+
+    LightGBM never makes them (a feature is binned one way or the other);
+    the table truncates categorical features' values before routing, which
+    would change the routes of numerical splits on them.
+    """
+    kind = trees["decision_type"] & CATEGORICAL_BIT
+    on_categories = set(trees["split_feature"][kind == 1].tolist())
+    numerical = set(trees["split_feature"][kind == 0].tolist())
+    both = sorted(numerical.intersection(on_categories.union(categorical)))
+    if both:
+        raise InvalidModel(f"feature {both[0]} is categorical but has numerical splits")
 
 
 def _objective(objective: str) -> str:
