@@ -16,6 +16,7 @@ counts that add up, and the sizes in :mod:`skshapley._limits`. A file that
 fails any check raises one ``ValueError`` naming the file and the problem.
 """
 
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -151,7 +152,7 @@ def _read(text: str) -> LightGBMTextModel:
             f"{n_outputs} trees"
         )
     if "tree_sizes" in header:
-        _check_tree_sizes(header["tree_sizes"], lines, blocks)
+        _check_tree_sizes(header["tree_sizes"], lines, blocks, position - 1)
     trees = tree_arrays(blocks, n_features)
     _check_split_kinds(trees, categorical)
     return LightGBMTextModel(
@@ -232,18 +233,23 @@ def _tree_blocks(lines, position):
         position, fields = _key_values(
             lines, position + 1, f"tree {len(blocks)}", stop_at_tree=False
         )
-        fields["_lines"] = (start, position)
+        fields["_line"] = start
         blocks.append(fields)
     if position >= len(lines):
         raise InvalidModel("it has no 'end of trees' line (is the file truncated?)")
     return blocks, position + 1
 
 
-def _check_tree_sizes(sizes, lines, blocks):
-    """LightGBM finds trees by these byte sizes: they must match the blocks."""
+def _check_tree_sizes(sizes, lines, blocks, end):
+    """LightGBM finds trees by these byte sizes: they must match the blocks.
+
+    A tree's size runs from its ``Tree=`` line to the next tree's (the last
+    one's to ``end of trees``, line ``end``), blank lines included.
+    """
+    starts = [block["_line"] for block in blocks] + [end]
     expected = [
-        sum(len(line.encode()) + 1 for line in lines[start:end]) + 1
-        for start, end in (block["_lines"] for block in blocks)
+        sum(len(line.encode()) + 1 for line in lines[start:stop])
+        for start, stop in itertools.pairwise(starts)
     ]
     if sizes.split(" ") != [str(size) for size in expected]:
         raise InvalidModel("tree_sizes does not match the sizes of the trees")
