@@ -58,29 +58,11 @@ saved with their trees' final weights, so they need nothing special.
 
 import numpy as np
 
-from ._lightgbm_text import LightGBMTextModel, read_model_text
+from ._lightgbm_text import RAW_OUTPUTS, LightGBMTextModel, read_model_text
 from ._table import BITSET_WORDS, concatenate_trees
 
 # LightGBM's kZeroThreshold: ``const double kZeroThreshold = 1e-35f``.
 _K_ZERO = float(np.float32(1e-35))
-
-_RAW_OUTPUTS = {
-    "regression": "value",
-    "regression_l1": "value",
-    "huber": "value",
-    "fair": "value",
-    "quantile": "value",
-    "mape": "value",
-    "poisson": "log",
-    "gamma": "log",
-    "tweedie": "log",
-    "binary": "log-odds",
-    "cross_entropy": "log-odds",
-    "multiclassova": "log-odds",
-    "multiclass": "margin",
-    "lambdarank": "ranking score",
-    "rank_xendcg": "ranking score",
-}
 
 
 def parse_lightgbm(model):
@@ -273,7 +255,7 @@ def _raw_output(objective) -> str:
         return "margin"  # reg_sqrt: predict squares the raw score
     if float(options.get("sigmoid", 1.0)) != 1.0:
         return "margin"  # predict applies sigmoid(sigmoid * raw)
-    return _RAW_OUTPUTS.get(name, "margin")
+    return RAW_OUTPUTS.get(name, "margin")
 
 
 def _output_names(wrapper, n_outputs, objective) -> tuple:

@@ -27,6 +27,26 @@ import numpy as np
 from .._limits import MAX_FEATURES, MAX_MODEL_FILE_BYTES, MAX_OUTPUTS
 from ._lightgbm_arrays import CATEGORICAL_BIT, FLOAT, InvalidModel, ints, tree_arrays
 
+# What each objective's raw score (``predict(raw_score=True)``) is.
+RAW_OUTPUTS = {
+    "regression": "value",
+    "regression_l1": "value",
+    "huber": "value",
+    "fair": "value",
+    "quantile": "value",
+    "mape": "value",
+    "poisson": "log",
+    "gamma": "log",
+    "tweedie": "log",
+    "binary": "log-odds",
+    "cross_entropy": "log-odds",
+    "cross_entropy_lambda": "margin",
+    "multiclassova": "log-odds",
+    "multiclass": "margin",
+    "lambdarank": "ranking score",
+    "rank_xendcg": "ranking score",
+}
+
 _CATEGORY_INFO = re.compile(r"-?\d{1,10}(?::-?\d{1,10})*")
 
 
@@ -183,13 +203,20 @@ def _check_split_kinds(trees, categorical):
 
 
 def _objective(objective: str) -> str:
-    """The objective line, e.g. ``binary sigmoid:1``; its sigmoid is a number."""
-    for token in objective.split(" ")[1:]:
-        key, _, value = token.partition(":")
-        if key == "sigmoid" and not (
-            re.fullmatch(FLOAT, value) and np.isfinite(float(value))
+    """The objective line (``binary sigmoid:1``), if LightGBM would read it."""
+    if not objective:
+        return objective  # custom objectives are not saved
+    name, *options = objective.split(" ")
+    if name not in RAW_OUTPUTS:
+        raise InvalidModel(f"its objective {name[:40]!r} is not one of LightGBM's")
+    for option in options:
+        key, _, value = option.partition(":")
+        if option != "sqrt" and not (
+            key.isidentifier()
+            and re.fullmatch(FLOAT, value)
+            and np.isfinite(float(value))
         ):
-            raise InvalidModel(f"the objective's sigmoid must be a number: {token!r}")
+            raise InvalidModel(f"its objective has an option {option[:40]!r}")
     return objective
 
 
