@@ -252,6 +252,8 @@ class TreeExplainer(BaseExplainer):
     def _prepared(self, X):
         """Validated rows, cast as the model casts its inputs."""
         ensemble = self.ensemble_
+        if ensemble.spaces_in_names_as_underscores and isinstance(X, pd.DataFrame):
+            X = X.rename(columns=lambda column: str(column).replace(" ", "_"))
         X, index = self._validate_X(
             X,
             allow_nan=ensemble.allow_nan,

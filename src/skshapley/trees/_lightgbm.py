@@ -121,6 +121,7 @@ def parse_lightgbm(model):
         raw_output=_raw_output(objective),
         feature_names=_feature_names(wrapper, parsed.feature_names),
         categories_as_codes=True,
+        spaces_in_names_as_underscores=True,
         **_categorical_features(parsed),
     )
 
