@@ -76,12 +76,17 @@ import json, os, resource, sys
 import numpy as np
 import lightgbm
 
-os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # LightGBM's own messages
+# LightGBM's own messages (on stdout and stderr, not always UTF-8) are
+# dropped; the records go to a copy of stdout.
+records = os.fdopen(os.dup(1), "w")
+devnull = os.open(os.devnull, os.O_WRONLY)
+os.dup2(devnull, 1)
+os.dup2(devnull, 2)
 manifest = json.load(open(sys.argv[1]))
 X = np.genfromtxt(manifest["data"], delimiter=",", skip_header=1)
 hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
 for i in range(int(sys.argv[2]), len(manifest["files"])):
-    print(json.dumps({"start": i}), flush=True)
+    print(json.dumps({"start": i}), file=records, flush=True)
     usage = resource.getrusage(resource.RUSAGE_SELF)
     used = int(usage.ru_utime + usage.ru_stime)
     resource.setrlimit(resource.RLIMIT_CPU, (min(used + 5, hard), hard))
@@ -97,7 +102,7 @@ for i in range(int(sys.argv[2]), len(manifest["files"])):
         record = {"raw": np.reshape(raw, (len(X), -1)).tolist()}
     except Exception as exc:  # LightGBMError, or the pandas_categorical JSON
         record = {"error": type(exc).__name__}
-    print(json.dumps(record), flush=True)
+    print(json.dumps(record), file=records, flush=True)
 """
 
 BASE = {"n_estimators": 3, "num_leaves": 6, "min_child_samples": 5, "verbose": -1}
@@ -306,8 +311,6 @@ def lightgbm_predictions(manifest: Path, n_files: int, folder: Path) -> dict:
         _, out, _ = run_limited([manifest, start], cwd=folder, code=ORACLE)
         current = None
         for line in out.splitlines():
-            if not line.startswith("{"):  # LightGBM's own messages
-                continue
             record = json.loads(line)
             if "start" in record:
                 current = record["start"]
