@@ -47,6 +47,13 @@ Cover is the nodes' sample count (``internal_count``, ``leaf_count``): what
 LightGBM's own ``pred_contrib`` TreeSHAP and its ``ExpectedValue`` use
 (``internal_weight``, the hessian sum, is not).
 
+LightGBM's datasets replace spaces in column names by underscores: the
+model's feature ``a_b`` is the DataFrame column ``a b`` its wrapper predicts
+on, and the explainer matches columns that way too. Classifiers have
+``num_class`` outputs, output ``k`` for the wrapper's ``classes_[k]``, even if
+fewer classes were seen in training (``predict_proba`` has ``num_class``
+columns too).
+
 ``boost_from_average`` (and, in random-forest mode, the per-tree bias) is
 already added to the leaf values of the first trees, so the base offset is
 zero. In random-forest mode (``average_output``) the leaf values are divided

@@ -110,13 +110,17 @@ def read_model_file(path) -> LightGBMTextModel:
         If it cannot be read.
     """
     path = Path(path)
+    too_large = ValueError(
+        f"{path.name} is larger than {MAX_MODEL_FILE_BYTES:,} bytes, the "
+        "largest model file skshapley reads."
+    )
+    if path.stat().st_size > MAX_MODEL_FILE_BYTES:
+        raise too_large
     with path.open("rb") as file:
+        # Bounded too: the file may grow, or not know its size.
         data = file.read(MAX_MODEL_FILE_BYTES + 1)
     if len(data) > MAX_MODEL_FILE_BYTES:
-        raise ValueError(
-            f"{path.name} is larger than {MAX_MODEL_FILE_BYTES:,} bytes, the "
-            "largest model file skshapley reads."
-        )
+        raise too_large
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -138,7 +142,7 @@ def read_model_text(text: str, source: str = "the model") -> LightGBMTextModel:
     try:
         return _read(text)
     except InvalidModel as exc:
-        raise ValueError(f"{source} is not a valid LightGBM model: {exc}") from None
+        raise ValueError(f"{source} is not a valid LightGBM model: {exc}.") from None
 
 
 def _read(text: str) -> LightGBMTextModel:
