@@ -258,6 +258,9 @@ DAMAGE = [
     (set_line("feature_names", "f0 f1 f2 f3 f0"), "duplicated names"),
     (set_line("feature_infos", "a b c d e"), "feature_infos has an entry 'a'"),
     (set_line("objective", "regression_x"), "objective 'regression_x'"),
+    (set_line("objective", ""), "objective '' is not"),
+    (replace("end of trees\n", "end of trees\n\nparameters:\n[boosting: gbdt]\n"),
+     "no 'end of parameters'"),
     (set_line("objective", "binary sigmoid:x"), "option 'sigmoid:x'"),
     (replace("num_class=1\n", "num_class=1\nnum_class=1\n"), "'num_class' twice"),
     (replace("Tree=1", "Tree=2"), "must be 'Tree=1'"),
@@ -323,6 +326,14 @@ def test_tree_sizes_are_checked():
     # One blank line less after a tree: the same blocks, other byte offsets.
     with pytest.raises(ValueError, match="tree_sizes does not match"):
         read_model_text(text.replace("\n\n\nTree=1", "\n\nTree=1"))
+    # One size less: LightGBM would read one tree less.
+    with pytest.raises(ValueError, match="tree_sizes does not match"):
+        read_model_text(text.replace(sizes, sizes.rsplit(" ", 1)[0]))
+    # LightGBM does not use the last size (no tree starts after the last).
+    last = sizes.rsplit(" ", 1)[0] + " 12345"
+    read_model_text(text.replace(sizes, last))
+    with pytest.raises(ValueError, match="tree_sizes does not match"):
+        read_model_text(text.replace(sizes, sizes.rsplit(" ", 1)[0] + " x"))
 
 
 def test_categorical_feature_with_numerical_split():

@@ -177,6 +177,7 @@ def _read(text: str) -> LightGBMTextModel:
         )
     if "tree_sizes" in header:
         _check_tree_sizes(header["tree_sizes"], lines, blocks, position - 1)
+    _check_complete(lines[position:])
     trees = tree_arrays(blocks, n_features)
     _check_split_kinds(trees, categorical)
     return LightGBMTextModel(
@@ -184,11 +185,24 @@ def _read(text: str) -> LightGBMTextModel:
         n_features=n_features,
         feature_names=tuple(names),
         categorical_features=categorical,
-        objective=_objective(header.get("objective", "")),
+        objective=_objective(header.get("objective")),
         average_output="average_output" in header,
         trees=trees,
         pandas_categorical=_pandas_categorical(lines[position:]),
     )
+
+
+def _check_complete(trailer):
+    """The sections after the trees end: a file cut there is truncated too.
+
+    They hold nothing the trees need, but LightGBM's loader aborts on a
+    ``parameters:`` section without its end.
+    """
+    if "parameters:" in trailer and "end of parameters" not in trailer:
+        raise InvalidModel(
+            "its parameters section has no 'end of parameters' line (is the file "
+            "truncated?)"
+        )
 
 
 def _check_split_kinds(trees, categorical):
@@ -206,10 +220,10 @@ def _check_split_kinds(trees, categorical):
         raise InvalidModel(f"feature {both[0]} is categorical but has numerical splits")
 
 
-def _objective(objective: str) -> str:
+def _objective(objective: str | None) -> str:
     """The objective line (``binary sigmoid:1``), if LightGBM would read it."""
-    if not objective:
-        return objective  # custom objectives are not saved
+    if objective is None:
+        return ""  # custom objectives are not saved
     name, *options = objective.split(" ")
     if name not in RAW_OUTPUTS:
         raise InvalidModel(f"its objective {name[:40]!r} is not one of LightGBM's")
@@ -275,14 +289,19 @@ def _check_tree_sizes(sizes, lines, blocks, end):
     """LightGBM finds trees by these byte sizes: they must match the blocks.
 
     A tree's size runs from its ``Tree=`` line to the next tree's (the last
-    one's to ``end of trees``, line ``end``), blank lines included.
+    one's to ``end of trees``, line ``end``), blank lines included. LightGBM
+    reads as many trees as there are sizes, each from the sum of the sizes
+    before it: the last size is not used, and is only checked to be a number.
     """
     starts = [block["_line"] for block in blocks] + [end]
     expected = [
-        sum(len(line.encode()) + 1 for line in lines[start:stop])
+        str(sum(len(line.encode()) + 1 for line in lines[start:stop]))
         for start, stop in itertools.pairwise(starts)
     ]
-    if sizes.split(" ") != [str(size) for size in expected]:
+    sizes = sizes.split(" ")
+    if sizes[:-1] != expected[:-1] or not (
+        len(sizes) == len(expected) and sizes[-1].isdigit()
+    ):
         raise InvalidModel("tree_sizes does not match the sizes of the trees")
 
 
