@@ -285,6 +285,7 @@ DAMAGE = [
     (set_line("leaf_count", "1 1 -1 1"), r"leaf_count must lie in \[0,"),
     (set_line("internal_count", "4 3 0"), r"internal_count must lie in \[1,"),
     (set_line("is_linear", "2"), r"is_linear must lie in \[0, 1\]"),
+    (set_line("shrinkage", "abc", occurrence=1), "tree 1 shrinkage must be finite"),
     (categorical(threshold=1), "not a bitset index in"),
     (categorical(threshold=0.5), "not a bitset index in"),
     (categorical(boundaries="1 1"), "cat_boundaries must rise from 0"),

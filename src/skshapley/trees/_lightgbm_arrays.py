@@ -104,6 +104,9 @@ def tree_arrays(blocks: list, n_features: int) -> dict:
         ).astype(bool),
         "leaf_value": _field(blocks, every, "leaf_value", n_leaves, floats),
     }
+    # Already applied to the leaf values, but LightGBM refuses a tree whose
+    # shrinkage is not a number.
+    _field(blocks, every, "shrinkage", ones, floats, default=lambda n: "1")
     split = np.flatnonzero(n_leaves > 1)  # trees with internal nodes
     n_internal = n_leaves[split] - 1
     for key, low, high in (
