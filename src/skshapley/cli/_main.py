@@ -4,6 +4,7 @@ import importlib.util
 import os
 import sys
 import traceback
+import warnings
 
 from ._explaining import (
     Progress,
@@ -59,8 +60,14 @@ def main(argv: list[str] | None = None) -> int:
     """
     args = None
     try:
-        args = build_parser().parse_args(argv)
-        return _run[args.command](args)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            args = build_parser().parse_args(argv)
+            status = _run[args.command](args)
+        if not args.quiet:  # after an error, only the error counts
+            for message in dict.fromkeys(str(w.message) for w in caught):
+                _print_error(message, "warning")
+        return status
     except CommandError as exc:
         _print_error(str(exc))
         return 1
@@ -73,6 +80,11 @@ def main(argv: list[str] | None = None) -> int:
             print(file=sys.stderr)
         _print_error("interrupted")
         return 130
+    # Raised on purpose by the explainers when a model's numbers make the
+    # Shapley values overflow: the model is at fault.
+    except FloatingPointError as exc:
+        _print_error(str(exc))
+        return 1
     except MemoryError:
         _print_error(
             "not enough memory; explain fewer rows at once (--rows) or split the data"
@@ -90,8 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         return 3
 
 
-def _print_error(message: str) -> None:
-    print(f"skshapley: error: {' '.join(message.split())}", file=sys.stderr)
+def _print_error(message: str, kind: str = "error") -> None:
+    print(f"skshapley: {kind}: {' '.join(message.split())}", file=sys.stderr)
 
 
 def _groups(args) -> dict | None:
@@ -163,7 +175,10 @@ def _setup(args):
     try:  # the data's columns and types, before a long explanation
         explainer.raw_predict(X.iloc[:1])
     except ValueError as exc:
-        raise CommandError(f"{exc}{_target_hint(explainer, X)}") from exc
+        hint = _target_hint(explainer, X)
+        raise CommandError(
+            f"{str(exc).rstrip('.')}{hint}" if hint else str(exc)
+        ) from exc
     say(
         f"explaining {len(X):,} rows of {data_name} with "
         f"{type(explainer).__name__} ({model_name(model)}, "
