@@ -151,6 +151,33 @@ def test_failed_write_keeps_the_previous_file(files, tmp_path, capfd, monkeypatc
     assert leftovers(tmp_path) == []
 
 
+def test_interrupted_report_keeps_the_previous_file(
+    files, tmp_path, capfd, monkeypatch
+):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "r.html"
+    out.write_text(OLD)
+    args = ["report", "--model", files["model"], "--data", files["data"],
+            "--trust-pickle", "--rows", 20, "--out", out, "-q"]  # fmt: skip
+    status, _, err = call(capfd, *args)
+    assert_one_error(status, err, 1, "exists", "--force")
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    # By module object: the name skshapley.report is the function report.
+    writer = sys.modules["skshapley.report._report"]
+    monkeypatch.setattr(writer, "_page", interrupted)
+    status, _, err = call(capfd, *args, "--force")
+    assert_one_error(status, err, 130, "interrupted")
+    assert out.read_text() == OLD
+    assert leftovers(tmp_path) == []
+    monkeypatch.undo()
+    status, _, err = call(capfd, *args, "--force")
+    assert status == 0, err
+    assert out.read_text(encoding="utf-8").startswith("<!doctype html>")
+
+
 # --- Ctrl-C ------------------------------------------------------------------------
 
 
