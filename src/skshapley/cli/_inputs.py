@@ -7,6 +7,7 @@ them. Model libraries are imported only when such a file is given.
 """
 
 import contextlib
+import csv
 import gzip
 import importlib
 import io
@@ -187,15 +188,17 @@ def read_data(path: Path, *, max_bytes: int = DEFAULT_MAX_DATA_BYTES) -> pd.Data
             columns, data = _read_parquet(path, max_bytes)
         else:
             with _csv_stream(path, max_bytes) as stream:  # the header as written
-                columns = pd.read_csv(stream, header=None, nrows=1, dtype=str)
-            columns = list(columns.iloc[0]) if len(columns) else []
+                text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
+                # (pandas names empty names "Unnamed: k", all different.)
+                columns = [name for name in next(csv.reader(text), []) if name]
             with _csv_stream(path, max_bytes) as stream:
                 data = pd.read_csv(stream)
     # pandas' and pyarrow's parse errors, gzip's (BadGzipFile is an OSError),
     # and bytes that are not text (UnicodeDecodeError is a ValueError).
-    except (OSError, ValueError, EOFError) as exc:
+    except (OSError, ValueError, EOFError, csv.Error) as exc:
         raise CommandError(f"cannot read data file {path}: {exc}") from exc
-    repeated = sorted({str(c) for c in columns if columns.count(c) > 1})
+    columns = pd.Index(columns)
+    repeated = sorted(set(map(str, columns[columns.duplicated()])))
     if repeated:
         raise CommandError(
             f"data file {path} has repeated column names: {', '.join(repeated)}; "
@@ -215,7 +218,7 @@ def _read_parquet(path: Path, max_bytes: int):
     )
     if size > max_bytes:
         raise _too_large(path, max_bytes, "has")
-    return list(pq.read_schema(path).names), pd.read_parquet(path)
+    return pq.read_schema(path).names, pd.read_parquet(path)
 
 
 def prepare_data(
