@@ -6,6 +6,7 @@ Exit statuses: 0 success, 1 a problem with a file, the model or the data,
 """
 
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -103,6 +104,46 @@ def test_internal_error_is_status_3_with_a_hint_to_report_it(files, capfd, monke
     assert "Traceback (most recent call last)" in err
     assert 'raise KeyError("a bug")' in err
     assert err.strip().splitlines()[-1].startswith("skshapley: error: internal error")
+
+
+def test_out_of_memory_is_status_1(files, capfd, monkeypatch):
+    def too_big(model, groups):
+        raise MemoryError
+
+    monkeypatch.setattr(_main, "make_explainer", too_big)
+    status, _, err = explain(files, capfd, "--target", "target")
+    assert "not enough memory" in error_line(status, err, 1)
+
+
+def test_warnings_are_one_line_each_and_none_after_an_error(
+    files, tmp_path, capfd, monkeypatch
+):
+    fitted = _main.make_explainer
+
+    def warning(model, groups):
+        warnings.warn("first\nsecond line", UserWarning, stacklevel=1)
+        warnings.warn("first\nsecond line", UserWarning, stacklevel=1)  # shown once
+        return fitted(model, groups)
+
+    monkeypatch.setattr(_main, "make_explainer", warning)
+    status, _, err = call(
+        capfd, "explain", "--model", files["tree"], "--data", files["data"],
+        "--trust-pickle", "--target", "target", "--out", tmp_path / "phi.csv",
+    )  # fmt: skip
+    assert status == 0, err
+    assert err.strip().splitlines()[-1] == "skshapley: warning: first second line"
+    assert err.count("warning") == 1
+    status, _, err = call(
+        capfd, "explain", "--model", files["tree"], "--data", files["data"],
+        "--trust-pickle", "--target", "target", "--out", tmp_path / "phi.csv",
+        "--force", "-q",
+    )  # fmt: skip
+    assert (status, err) == (0, "")  # -q: nothing but errors
+    status, _, err = call(  # no --target: an error after the warnings
+        capfd, "explain", "--model", files["tree"], "--data", files["data"],
+        "--trust-pickle", "--out", tmp_path / "never.csv",
+    )  # fmt: skip
+    assert "unknown: ['target']" in error_line(status, err, 1)
 
 
 def test_epilog_and_docstring_state_the_statuses(capfd):
