@@ -221,7 +221,11 @@ def test_sigint_during_the_write_keeps_the_previous_file(files, tmp_path):
     assert leftovers(tmp_path) == []
 
 
-def test_sigint_stops_a_long_explanation_promptly(tmp_path):
+@pytest.mark.parametrize("command", ["explain", "report"])
+def test_sigint_stops_a_long_explanation_promptly(tmp_path, command):
+    if command == "report":
+        pytest.importorskip("matplotlib")
+    out = "phi.csv" if command == "explain" else "r.html"
     X, y = load_diabetes(return_X_y=True, as_frame=True, scaled=False)
     model = RandomForestRegressor(n_estimators=100, random_state=0).fit(X, y)
     (tmp_path / "forest.pkl").write_bytes(pickle.dumps(model))
@@ -235,8 +239,8 @@ def test_sigint_stops_a_long_explanation_promptly(tmp_path):
     explainer.explain(X)
     work = copies * (time.perf_counter() - began)
     process = start(
-        ["explain", "--model", "forest.pkl", "--data", "rows.csv", "--trust-pickle",
-         "--out", "phi.csv"], tmp_path,
+        [command, "--model", "forest.pkl", "--data", "rows.csv", "--trust-pickle",
+         "--out", out], tmp_path,
     )  # fmt: skip
     try:
         lines = []
@@ -256,7 +260,7 @@ def test_sigint_stops_a_long_explanation_promptly(tmp_path):
     # Chunks take about half a second: the process stops long before the
     # work it was given would have ended.
     assert waited < work / 5, (waited, work)
-    assert not (tmp_path / "phi.csv").exists()
+    assert not (tmp_path / out).exists()
     assert leftovers(tmp_path) == []
 
 
