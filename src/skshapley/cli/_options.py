@@ -24,10 +24,13 @@ Outputs are written to a temporary file and renamed when complete: an error
 or Ctrl-C leaves any previous file as it was. An existing --out is replaced
 only with --force, and never when it is the --model or --data file.
 
-Progress is shown on stderr when it is a terminal. Exit status: 0 success;
-1 a problem with a file, the model or the data (one line on stderr); 2 a
-usage error; 3 an internal error (a bug: please report it at
-{ISSUES}; --debug shows its traceback); 130 interrupted (Ctrl-C).
+Progress is shown on stderr when it is a terminal.
+
+Exit status: 0 success; 1 a problem with a file, the model or the data (one
+line on stderr); 2 a usage error; 3 an internal error, a bug: please report
+it, with the command you ran, at
+{ISSUES}
+(--debug shows its traceback); 130 interrupted (Ctrl-C).
 """
 
 _REPORT_EPILOG = """\
@@ -139,7 +142,7 @@ def _add_inputs(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_MAX_DATA_BYTES,
         metavar="N",
         help="refuse --data holding more than N bytes of data (decompressed; "
-        "suffixes K, M, G: powers of 1024; default: 256M)",
+        f"suffixes K, M, G: powers of 1024; default: {DEFAULT_MAX_DATA_BYTES >> 20}M)",
     )
 
 
