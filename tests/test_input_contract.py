@@ -18,9 +18,12 @@ from sklearn.ensemble import (
     RandomForestRegressor,
 )
 from sklearn.kernel_ridge import KernelRidge
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
 from sklearn.tree import DecisionTreeRegressor
 
 from skshapley import ProductKernelExplainer, TreeExplainer
+from skshapley.games import product_shapley
 
 FEATURES = ["age", "dose", "weight"]
 
@@ -349,3 +352,17 @@ def test_wrong_number_of_columns(explainer):
             explainer.explain(bad)
     with pytest.raises(ValueError, match=r"missing: \['weight'\]"):
         explainer.explain(rows().drop(columns="weight"))
+
+
+def test_pipeline_output_and_game_arrays_must_be_real():
+    # The same refusal where arrays reach the core other than as X.
+    X, y = data(n=40)
+    model = make_pipeline(FunctionTransformer(), KernelRidge(kernel="rbf")).fit(X, y)
+    # A step that turns complex after fitting (KernelRidge refuses complex).
+    model.set_params(functiontransformer__func=lambda X: np.asarray(X) + 0j)
+    with pytest.raises(TypeError, match=r"preprocessing must be.*real.*complex128"):
+        ProductKernelExplainer(model).fit().explain(rows())
+    with pytest.raises(TypeError, match=r"a must be .*real numbers.*\(1\+1j\)"):
+        product_shapley(np.array([1 + 1j, 2.0], dtype=object))
+    with pytest.raises(TypeError, match=r"weights must be .*real numbers.*complex"):
+        product_shapley([[1.0, 2.0]], weights=[1j])
