@@ -282,7 +282,7 @@ class TreeExplainer(BaseExplainer):
         if not np.isnan(missing):
             if to_float32:  # XGBoost compares float32 inputs with float32(missing)
                 missing = float(np.float32(missing))
-            X[missing == X] = np.nan
+            X[np.equal(X, missing)] = np.nan
         if ensemble.categorical_features:
             columns = list(ensemble.categorical_features)
             rounding = np.floor if ensemble.category_rounding == "floor" else np.trunc
