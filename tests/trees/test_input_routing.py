@@ -120,6 +120,17 @@ def test_lightgbm_casts_dataframes_to_their_common_type():
         ).all() == routed_as_float32, name
 
 
+def test_lightgbm_refuses_what_it_cannot_cast():
+    explainer = TreeExplainer(lightgbm_near_two_to_24()).fit()
+    for X, match in [
+        ([[1, 2], [3]], "2-D array-like of numbers"),
+        (np.array([[1 + 1j, 2]]), "complex"),
+        (pd.DataFrame({"count": ["1"], "other": [2]}), "'count'.*'1' \\(str\\)"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            explainer.explain(X)
+
+
 @cache
 def xgboost_with_missing(missing):
     """An XGBoost model whose ``missing`` value (and NaN) marks missing data."""
