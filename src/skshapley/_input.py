@@ -50,16 +50,25 @@ def frame_values(
     """
     values = np.empty(X.shape, dtype=np.float64)
     levels = category_levels or [None] * X.shape[1]
-    for j, (name, level) in enumerate(zip(X.columns, levels, strict=True)):
-        column = X.iloc[:, j]
-        where = f"Column {name!r} of X"
+    # NumPy-typed numeric columns, converted at once (the common case; a
+    # column-by-column loop costs ~25 µs per column).
+    plain = [
+        j
+        for j, (dtype, level) in enumerate(zip(X.dtypes, levels, strict=True))
+        if isinstance(dtype, np.dtype) and dtype.kind in "biuf" and level is None
+    ]
+    values[:, plain] = X.iloc[:, plain].to_numpy(dtype=np.float64)
+    for j in np.setdiff1d(np.arange(X.shape[1]), plain):
+        column, level = X.iloc[:, j], levels[j]
         if categories_as_codes:
             is_category = isinstance(column.dtype, pd.CategoricalDtype)
-            _check_category_column(name, is_category, j in categorical_features, level)
+            _check_category_column(
+                column.name, is_category, j in categorical_features, level
+            )
             if is_category:
                 values[:, j] = category_codes(column, level, unknown_categories)
                 continue
-        values[:, j] = real_values(column, where)
+        values[:, j] = real_values(column, f"Column {column.name!r} of X")
     return values
 
 
@@ -138,8 +147,10 @@ def _object_values(values: np.ndarray, where: str) -> np.ndarray:
     missing = pd.isna(values)
     out = np.full(values.shape, np.nan)
     present = values[~missing]
-    offending = next((value for value in present if isinstance(value, _NOT_REAL)), None)
-    if offending is None:
+    refused = [kind for kind in set(map(type, present)) if issubclass(kind, _NOT_REAL)]
+    if refused:
+        offending = next(value for value in present if type(value) in refused)
+    else:
         try:
             out[~missing] = present.astype(np.float64)
             return out
@@ -203,5 +214,10 @@ def float32_unless_float(X) -> bool:
             return np.result_type(*types, np.float32) == np.float32
         except TypeError:  # not numbers: refused when X is validated
             return False
-    dtype = X.dtype if hasattr(X, "dtype") else np.asarray(X).dtype
+    dtype = getattr(X, "dtype", None)
+    if dtype is None:
+        try:
+            dtype = np.asarray(X).dtype
+        except (TypeError, ValueError):  # refused when X is validated
+            return False
     return dtype.kind in "biuf" and dtype not in (np.float32, np.float64)
