@@ -12,6 +12,7 @@ from functools import cache
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from sklearn.ensemble import (
     GradientBoostingRegressor,
     HistGradientBoostingRegressor,
@@ -84,7 +85,7 @@ def assert_same_explanation(explainer, X, reference):
         (lambda X: X.astype({"dose": complex}), "Column 'dose' of X holds complex"),
         (
             lambda X: X.to_numpy().astype(complex).astype(object),
-            r"real numbers; it holds \(",
+            r"real numbers \(as float64\); it holds \(",
         ),
         (
             lambda X: X.assign(weight=pd.Series([1j] * 5, X.index, dtype=object)),
@@ -110,6 +111,14 @@ def assert_same_explanation(explainer, X, reference):
         ),
         (lambda X: X.to_numpy().astype("M8[s]"), "dates"),
         (lambda X: X.assign(weight=[[1]] * 5), "'weight'.*\\[1\\]"),
+        (
+            lambda X: X.assign(dose=pd.Series([np.datetime64(1, "D")] * 5, X.index)),
+            "'dose'.*datetime64",
+        ),
+        (
+            lambda X: X.assign(dose=pd.Series([10**400] * 5, X.index, dtype=object)),
+            r"'dose'.*as float64.*10000+\.\.\.0+ \(int\)",
+        ),
         (lambda X: [[1.0, 2.0, 3.0], [1.0, 2.0]], "2-D array-like of numbers"),
     ],
 )
@@ -138,6 +147,8 @@ def test_numbers_of_any_real_type_are_accepted(explainer):
     assert_same_explanation(explainer, X.astype({"dose": np.int8}), X)
     assert_same_explanation(explainer, X.astype({"dose": "uint16"}), X)
     assert_same_explanation(explainer, X.to_numpy().tolist(), X.to_numpy())
+    sparse = sp.csr_matrix(X.to_numpy())
+    assert_same_explanation(explainer, sparse, X.to_numpy())
     booleans = X.assign(dose=X["dose"] > 2)
     assert_same_explanation(explainer, booleans, booleans.astype(float))
 

@@ -10,6 +10,7 @@ drops imaginary parts and reads the string "1.5" as 1.5). Missing values
 data is never modified through it.
 """
 
+import reprlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,8 +18,8 @@ import pandas as pd
 import scipy.sparse as sp
 
 # Python and NumPy types that would convert to a float by dropping or
-# parsing something: refused in object arrays.
-_NOT_REAL = (str, bytes, complex, np.complexfloating)
+# parsing something, or that are not quantities: refused in object arrays.
+_NOT_REAL = (str, bytes, complex, np.complexfloating, np.datetime64, np.timedelta64)
 
 
 def check_unique_columns(columns: Sequence[str]) -> None:
@@ -108,7 +109,7 @@ def array_values(X) -> np.ndarray:
     values = real_values(array, "X")
     if np.may_share_memory(values, array):
         values = values.copy()
-    return np.ascontiguousarray(values)
+    return np.asarray(values, order="C")  # (ascontiguousarray makes 0-d 1-D)
 
 
 def real_values(values, where: str) -> np.ndarray:
@@ -159,7 +160,8 @@ def _object_values(values: np.ndarray, where: str) -> np.ndarray:
                 (value for value in present if not _is_number(value)), present
             )
     raise ValueError(
-        f"{where} must hold real numbers; it holds {offending!r} "
+        f"{where} must hold real numbers (as float64); it holds "
+        f"{reprlib.repr(offending)} "
         f"({type(offending).__name__})."
     )
 
