@@ -51,8 +51,8 @@ def frame_values(
     """
     values = np.empty(X.shape, dtype=np.float64)
     levels = category_levels or [None] * X.shape[1]
-    # NumPy-typed numeric columns, converted at once (the common case; a
-    # column-by-column loop costs ~25 µs per column).
+    # NumPy-typed numeric columns of numeric features, converted at once
+    # (the common case; the loop below costs ~25 µs per column).
     plain = [
         j
         for j, (dtype, level) in enumerate(zip(X.dtypes, levels, strict=True))
@@ -113,11 +113,10 @@ def array_values(X) -> np.ndarray:
 
 
 def real_values(values, where: str) -> np.ndarray:
-    """``values`` (a NumPy or pandas array) as float64, or a ValueError.
+    """A NumPy array or pandas Series as float64, or a ValueError.
 
-    ``values`` is a NumPy array or a pandas Series; ``where`` names it in
-    messages ("X", "Column 'age' of X"). The result may share memory with
-    ``values``: copy it before writing.
+    ``where`` names the values in messages ("X", "Column 'age' of X"). The
+    result may share memory with ``values``: copy it before writing.
     """
     dtype = values.dtype
     kind = dtype.kind
@@ -161,8 +160,7 @@ def _object_values(values: np.ndarray, where: str) -> np.ndarray:
             )
     raise ValueError(
         f"{where} must hold real numbers (as float64); it holds "
-        f"{reprlib.repr(offending)} "
-        f"({type(offending).__name__})."
+        f"{reprlib.repr(offending)} ({type(offending).__name__})."
     )
 
 
