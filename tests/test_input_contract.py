@@ -129,6 +129,18 @@ def test_values_that_are_not_real_numbers_are_refused(explainer, make, match):
             method(X)
 
 
+@pytest.mark.parametrize("explainer", explainers(), ids=["tree", "kernel"])
+def test_the_error_shows_a_value_that_is_no_number(explainer):
+    # A CSV column with one word in it is read as text throughout: the message
+    # must show the word, not the first (numeric) text in the column.
+    X = rows()
+    column = X.columns[1]
+    X[column] = [str(value) for value in X[column]]
+    X.loc[X.index[3], column] = "abc"
+    with pytest.raises(ValueError, match=rf"Column '{column}'.*'abc'"):
+        explainer.explain(X)
+
+
 def test_numpy_would_have_parsed_or_truncated_them():
     # Why the refusals above matter: NumPy reads these as numbers silently.
     assert np.array(["1.5"]).astype(float)[0] == 1.5

@@ -149,7 +149,12 @@ def _object_values(values: np.ndarray, where: str) -> np.ndarray:
     present = values[~missing]
     refused = [kind for kind in set(map(type, present)) if issubclass(kind, _NOT_REAL)]
     if refused:
-        offending = next(value for value in present if type(value) in refused)
+        # Show a value that is no number at all ('abc') rather than a number
+        # written as text ('32.1'), when the column holds both.
+        offenders = [value for value in present if type(value) in refused]
+        offending = next(
+            (value for value in offenders if not _is_number(value)), offenders[0]
+        )
     else:
         try:
             out[~missing] = present.astype(np.float64)
