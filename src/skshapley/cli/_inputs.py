@@ -19,6 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._limits import DEFAULT_MAX_DATA_BYTES
+
 
 class CommandError(Exception):
     """An expected failure: reported as one line, exit status 1."""
@@ -127,14 +129,6 @@ def _is_sklearn_class(name: str) -> bool:
         return isinstance(getattr(importlib.import_module(module), attribute), type)
     except (ImportError, AttributeError):
         return False
-
-
-# Bytes of data text read by default (decompressed, for .csv.gz; Parquet:
-# uncompressed column data). Reading numeric CSV text takes up to about 6
-# times its size in memory at its peak ("0," becomes an 8-byte float), and
-# the attributions as much again: 256 MiB of text needs about 2 GB.
-# --max-data-bytes raises or lowers it.
-DEFAULT_MAX_DATA_BYTES = 2**28
 
 
 class _CappedReader(io.RawIOBase):

@@ -173,7 +173,7 @@ def _setup(args):
     explainer = make_explainer(model, groups)
     output = output_name(explainer, args.output)
     try:  # the data's columns and types, before a long explanation
-        explainer.raw_predict(X.iloc[:1])
+        _check_data(explainer, X)
     except ValueError as exc:
         hint = _target_hint(explainer, X)
         raise CommandError(
@@ -252,3 +252,17 @@ def _explain(args) -> int:
 
 
 _run = {"report": _report, "explain": _explain}
+
+
+def _check_data(explainer, X) -> None:
+    """Raise the explainer's ``ValueError`` if it refuses ``X``.
+
+    One row is enough to check the columns; when it is refused, the whole
+    table is checked so that the message describes the table (a text column
+    is shown by a value that is no number, not by its first row's '32.1').
+    """
+    try:
+        explainer.raw_predict(X.iloc[:1])
+    except ValueError:
+        explainer.raw_predict(X)
+        raise

@@ -5,7 +5,8 @@ import re
 from pathlib import Path
 
 from .. import __version__
-from ._inputs import CSV_SUFFIXES, DEFAULT_MAX_DATA_BYTES, PARQUET_SUFFIXES, suffix
+from .._limits import DEFAULT_MAX_DATA_BYTES
+from ._inputs import CSV_SUFFIXES, PARQUET_SUFFIXES, suffix
 
 ISSUES = "https://github.com/skshapley/skshapley/issues"
 
