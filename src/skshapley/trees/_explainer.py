@@ -202,7 +202,7 @@ class TreeExplainer(BaseExplainer):
         out_of_memory = np.zeros(1, dtype=np.intc)
         self._forest().shapley(
             X, *self._rules, self._max_depth, values,
-            effective_n_threads(self.n_jobs), out_of_memory,
+            effective_n_threads(self.n_jobs), 32, out_of_memory,
         )  # fmt: skip
         if out_of_memory[0]:
             raise MemoryError("Could not allocate the tree kernel's scratch memory.")
