@@ -24,3 +24,9 @@ MAX_MODEL_FILE_BYTES = 2**31
 # Working memory of one thread of the compiled tree walk; the rows walked
 # together are chosen to fit it.
 MAX_SCRATCH_BYTES_PER_THREAD = 2**28
+
+# Bound on a tree model's output scale: the sum over trees of the largest
+# |leaf value| plus the largest |base offset|. Below it, raw outputs, base
+# values and Shapley values (each at most a small multiple of it) stay finite
+# in float64 (max ~1.8e308) with room for sums over rows.
+MAX_OUTPUT_SCALE = 1e300

@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseExplainer, feature_names
 from .._groups import feature_players
+from .._threads import effective_n_threads
 from .._validation import check_finite_array
 from ..games._product import solve_games
 from ..games._quadrature import check_n_quadrature_points
@@ -145,6 +146,7 @@ class ProductKernelExplainer(BaseExplainer):
             The fitted explainer.
         """
         check_n_quadrature_points(self.n_quadrature_points)
+        effective_n_threads(self.n_jobs)  # refuses a bad n_jobs before any work
         self._preprocess, estimator = _split_pipeline(self.model)
         game = parse_kernel_model(estimator)
         self.game_ = game

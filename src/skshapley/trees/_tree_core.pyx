@@ -20,12 +20,17 @@ involves a division is computed once per node for the whole block; each
 sample then only picks one of three cases (``A`` was already 0; ``A`` is 1
 and the sample follows the edge; or it leaves it) and multiplies.
 
-Numerics: ``A`` is 0 or 1 and ``B`` in (0, 1]; nothing is divided by a
-cover ratio. The only divisions are by factors ``(1 - t) B + t >= t`` (for
-``A = 1``) and by ``1 - t``: for ``A = 0``, ``g = -1 / (1 - t)`` in closed
-form and the factor changes by the edge's cover ratio, whatever the size of
-``B``. Leaf products ``G(t) >= prod B (1 - t)^k``
-cannot underflow where the integrand matters.
+Numerics: ``A`` is 0 or 1 and ``B`` in [0, 1] (up to the rounding of the
+model's covers, see _table.py); nothing is divided by a cover ratio. The
+only divisions are by factors ``(1 - t) B + t >= t`` (for ``A = 1``) and by
+``1 - t``: for ``A = 0``, ``g = -1 / (1 - t)`` in closed form and the
+factor changes by the edge's cover ratio, whatever the size of ``B``. Leaf
+products ``G(t) >= prod B (1 - t)^k`` cannot underflow where the integrand
+matters, and ``B = 0`` (zero covers, or ratios that underflow) is exact.
+
+The walk is iterative (an explicit stack of frames, one per level), so the
+depth of a tree is bounded by the scratch memory only, which the caller
+sizes with :func:`scratch_doubles` before anything is allocated.
 """
 
 from cython.parallel cimport parallel, prange
