@@ -306,8 +306,9 @@ def _check_tree(tree: dict, n_features: int, n_outputs: int, index: int = 0) -> 
             node = int(children[np.argmax(grown)])
             parent = int(internal[np.argmax(grown)])
             raise ValueError(
-                f"The model's tree {index}, node {node}, has cover {cover[node]!r}, "
-                f"more than its parent's ({cover[parent]!r}): a child's cover "
+                f"The model's tree {index}, node {node}, has cover "
+                f"{float(cover[node])!r}, more than its parent's "
+                f"({float(cover[parent])!r}): a child's cover "
                 "must be at most its parent's."
             )
 
