@@ -3,7 +3,7 @@ and trees of any depth (a chain of 100,000 splits) are explained exactly."""
 
 import numpy as np
 import pytest
-from crafted_trees import regressor_from_arrays, sklearn_goes_left, tree_arrays
+from crafted_trees import chain, sklearn_goes_left, tree_arrays
 from naive import path_dependent_shapley_by_leaves, tree_shapley_by_paths
 from sklearn.tree import DecisionTreeRegressor
 
@@ -56,37 +56,6 @@ def test_deep_paths_equal_the_path_games(n_features):
     # Both sum ~n_features products of ~n_features factors: a few hundred
     # roundings of the targets' scale.
     np.testing.assert_allclose(phi, expected, rtol=0, atol=1e-12 * np.abs(y).max())
-
-
-def chain(depth, n_features=3, seed=0):
-    """A tree of ``depth`` splits in a row, cycling over ``n_features`` features.
-
-    Spine node ``k`` (id ``2k``) splits on feature ``k % n_features`` at
-    threshold ``k // n_features + 0.5``: rows whose value is at most that
-    leave to a leaf (id ``2k + 1``), the others go on down the spine. A row
-    with feature values ``v`` thus leaves near depth ``n_features * min(v)``.
-    Covers shrink down the spine by random leaf masses; leaf values are
-    random.
-    """
-    rng = np.random.default_rng(seed)
-    n_nodes = 2 * depth + 1
-    spine = np.arange(0, 2 * depth, 2)
-    left, right = np.full(n_nodes, -1), np.full(n_nodes, -1)
-    left[spine], right[spine] = spine + 1, spine + 2
-    feature = np.full(n_nodes, -1)
-    threshold = np.zeros(n_nodes)
-    feature[spine] = np.arange(depth) % n_features
-    threshold[spine] = np.arange(depth) // n_features + 0.5
-    leaf_mass = rng.uniform(0.5, 2.0, n_nodes)
-    cover = np.zeros(n_nodes)
-    cover[-1] = leaf_mass[-1]
-    cover[spine + 1] = leaf_mass[spine + 1]
-    # A spine node's cover: everything below it (cumulative from the bottom).
-    cover[spine] = np.cumsum((leaf_mass[spine + 1])[::-1])[::-1] + cover[-1]
-    value = rng.normal(size=n_nodes)
-    return regressor_from_arrays(
-        left, right, feature, threshold, cover, value, n_features
-    )
 
 
 def test_chain_of_depth_100000_is_explained_exactly():

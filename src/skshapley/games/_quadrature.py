@@ -193,8 +193,9 @@ def auto_n_points(
     The exact rule while it has at most ``EXACT_AUTO_LIMIT`` points; beyond
     that, the fewest points whose Gauss–Legendre error bound (see
     :func:`error_bounds`) is below ``AUTO_TOLERANCE * max_S |v(S)|`` for every
-    player, and never more than the exact rule. Raises ``ValueError`` if a
-    game needs more than ``MAX_QUADRATURE_POINTS``.
+    player, and never more than the exact rule. (The bound's points grow
+    like the square root of the players: ~10,000 for 10**7 players, far
+    below ``MAX_QUADRATURE_POINTS``.)
 
     Parameters
     ----------
@@ -217,13 +218,6 @@ def auto_n_points(
     log_error = _log_error_at_zero_points(n_moving[large], mean_gap[large])
     needed = np.ceil((log_error - np.log(AUTO_TOLERANCE)) / (2.0 * _LOG_RHO))
     n_points[large] = np.clip(needed.min(axis=1), 1, n_points[large]).astype(np.intp)
-    if n_points.max() > MAX_QUADRATURE_POINTS:
-        raise ValueError(
-            f'n_quadrature_points="auto" needs {n_points.max()} points for a game '
-            f"of {n_moving[n_points.argmax()]} non-dummy players, more than the "
-            f"limit of {MAX_QUADRATURE_POINTS}; pass an integer "
-            "n_quadrature_points (the result is then approximate)."
-        )
     return n_points
 
 

@@ -57,9 +57,10 @@ class ProductKernelExplainer(BaseExplainer):
         uses the exact rule ``ceil(d / 2)`` for ``d`` non-dummy players while
         it has at most 64 points; beyond that, the fewest points whose error
         bound is below one unit in the last place of ``|alpha_i|`` (see the
-        user guide). An integer forces that many.
+        user guide). An integer (at most 65,536) forces that many.
     n_jobs : int, default=None
-        OpenMP threads; ``None`` or ``-1`` means all CPUs.
+        OpenMP threads; ``None`` or ``-1`` means all CPUs. More threads than
+        the CPUs this process may use are not started.
 
     Attributes
     ----------
