@@ -58,9 +58,18 @@ def extreme_covers():
     model, X = fitted()
     tree_ = model.tree_
     cover = tree_.weighted_n_node_samples
-    # Two internal nodes at depth 2, in different halves of the tree.
-    a = tree_.children_left[tree_.children_left[0]]
-    b = tree_.children_right[tree_.children_right[0]]
+    # Two nodes with splits below their children, one in each half of the
+    # tree: their subtrees get the extreme covers (children of a zero-cover
+    # parent included).
+    a, b = (
+        next(
+            u
+            for u in subtree(tree_, half)
+            if tree_.children_left[u] >= 0
+            and tree_.children_left[tree_.children_left[u]] >= 0
+        )
+        for half in (tree_.children_left[0], tree_.children_right[0])
+    )
     zero, tiny, huge, underflow = (cover.copy() for _ in range(4))
     zero[subtree(tree_, a)] = 0.0
     tiny[subtree(tree_, a)] *= 1e-308 / cover[a]  # subnormal covers below a
@@ -183,3 +192,12 @@ def test_nan_thresholds_route_as_scikit_learn_does():
             arrays, sklearn_goes_left(model, x), list(range(N_FEATURES))
         )
         np.testing.assert_allclose(row, expected, rtol=0, atol=1e-13 * scale)
+
+
+@pytest.mark.parametrize("cover", [0.0, 5.0])
+def test_a_tree_without_splits_is_its_leaf_whatever_its_cover(cover):
+    model = regressor_from_arrays([-1], [-1], [-2], [0.0], [cover], [3.0], N_FEATURES)
+    explainer = TreeExplainer(model).fit()
+    assert explainer.expected_value_ == 3.0
+    np.testing.assert_array_equal(explainer.explain(ROWS).to_numpy(), 0.0)
+    np.testing.assert_array_equal(explainer.raw_predict(ROWS), model.predict(ROWS))
