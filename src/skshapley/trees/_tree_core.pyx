@@ -220,8 +220,7 @@ cdef inline Py_ssize_t _descend(
 ) noexcept nogil:
     """Go down the edge on ``side`` (0 left, 1 right) of the level's node.
 
-    Returns the child.
-    Sets the child level's products ``G`` and the player's ``(A, B)``, and
+    Returns the child. Sets the child level's products ``G`` and the player's ``(A, B)``, and
     keeps the weighted changes of ``g`` for :func:`_ascend`. A zero cover
     ratio is walked like any other: ``B`` becomes 0, but a sample that
     follows the edge keeps the factor ``t`` (its leaves count when the
@@ -333,7 +332,8 @@ cdef void _walk_tree(const _Trees *trees, _Walk *walk, Py_ssize_t root) noexcept
                 walk.products + depth * m * n,
                 trees.value[node * trees.value_stride + o], m * n,
             )
-        # Up past the splits whose right edge is done, then right once.
+        # Up past the splits whose right edge is done, then down the right
+        # edge of the first split whose left edge was just done.
         while True:
             if depth == 0:
                 return
