@@ -180,7 +180,10 @@ def test_bad_parameters(params, match):
 
 
 def test_bad_n_jobs():
-    explainer = TreeExplainer(regressor(), n_jobs=0).fit()
+    # Refused at fit, before any work; and at explain if set after fit.
+    with pytest.raises(ValueError, match="n_jobs"):
+        TreeExplainer(regressor(), n_jobs=0).fit()
+    explainer = TreeExplainer(regressor()).fit().set_params(n_jobs=0)
     with pytest.raises(ValueError, match="n_jobs"):
         explainer.explain(data(n=2)[0])
 

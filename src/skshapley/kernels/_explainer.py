@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseExplainer, feature_names
 from .._groups import feature_players
+from .._threads import effective_n_threads
 from .._validation import check_finite_array
 from ..games._product import solve_games
 from ..games._quadrature import check_n_quadrature_points
@@ -56,9 +57,10 @@ class ProductKernelExplainer(BaseExplainer):
         uses the exact rule ``ceil(d / 2)`` for ``d`` non-dummy players while
         it has at most 64 points; beyond that, the fewest points whose error
         bound is below one unit in the last place of ``|alpha_i|`` (see the
-        user guide). An integer forces that many.
+        user guide). An integer (at most 65,536) forces that many.
     n_jobs : int, default=None
-        OpenMP threads; ``None`` or ``-1`` means all CPUs.
+        OpenMP threads; ``None`` or ``-1`` means all CPUs. More threads than
+        the CPUs this process may use are not started.
 
     Attributes
     ----------
@@ -145,6 +147,7 @@ class ProductKernelExplainer(BaseExplainer):
             The fitted explainer.
         """
         check_n_quadrature_points(self.n_quadrature_points)
+        effective_n_threads(self.n_jobs)  # refuses a bad n_jobs before any work
         self._preprocess, estimator = _split_pipeline(self.model)
         game = parse_kernel_model(estimator)
         self.game_ = game
