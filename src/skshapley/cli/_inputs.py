@@ -106,17 +106,16 @@ def _load_skops(path: Path, *, trust_pickle: bool):
         check_skops_archive(path, _limits.MAX_MODEL_FILE_BYTES)
         with zipfile.ZipFile(path) as archive:
             schema = json.loads(archive.read("schema.json"))
+        names = schema_types(schema)
+        # Refused before skops reads the file: its reader validates some
+        # nodes as it builds them.
+        if not trust_pickle:
+            _refuse_untrusted(path, names)
         # skops' own list adds what its loaders build from names inside
         # values (a random generator's bit generator).
-        names = schema_types(schema) | set(sio.get_untrusted_types(file=path))
-        refused = untrusted(names)
-        if refused and not trust_pickle:
-            shown = ", ".join(refused[:5])
-            more = f" and {len(refused) - 5} more" if len(refused) > 5 else ""
-            raise CommandError(
-                f"refusing to load {path}: it names types that skshapley does not "
-                f"trust: {shown}{more}. Pass --trust-pickle if you trust the file."
-            )
+        names |= set(sio.get_untrusted_types(file=path))
+        if not trust_pickle:
+            _refuse_untrusted(path, names)
         return sio.load(path, trusted=sorted(names))
     except CommandError:
         raise
@@ -126,6 +125,18 @@ def _load_skops(path: Path, *, trust_pickle: bool):
         raise CommandError(
             f"cannot read {path} as a skops file: {type(exc).__name__}: {exc}"
         ) from exc
+
+
+def _refuse_untrusted(path: Path, names: set[str]) -> None:
+    """Fail, naming them, if some of the file's type ``names`` are not trusted."""
+    refused = untrusted(names)
+    if refused:
+        shown = ", ".join(refused[:5])
+        more = f" and {len(refused) - 5} more" if len(refused) > 5 else ""
+        raise CommandError(
+            f"refusing to load {path}: it names types that skshapley does not "
+            f"trust: {shown}{more}. Pass --trust-pickle if you trust the file."
+        )
 
 
 def read_data(path: Path) -> pd.DataFrame:
