@@ -106,12 +106,13 @@ def test_class_from_a_module_on_the_path_is_not_constructed(
         f"        open({str(marker)!r}, 'w').close()\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
+    no_keys = {"__class__": "list", "__module__": "builtins",
+               "__loader__": "ListNode", "content": []}  # fmt: skip
     node = {"__class__": "Marker", "__module__": "skshapley_test_marker",
             "__loader__": "ObjectNode",
             "content": {"__class__": "dict", "__module__": "builtins",
                         "__loader__": "DictNode", "content": {},
-                        "key_types": {"__class__": "list", "__module__": "builtins",
-                                      "__loader__": "ListNode", "content": []}}}  # fmt: skip
+                        "key_types": no_keys}}  # fmt: skip
     _rewrite_schema(path, _with_attribute(node))
     status, err = _explain(path, data, tmp_path, capsys)
     assert status == 1
@@ -143,9 +144,7 @@ def test_re_exported_name_is_refused(model_and_data, tmp_path, capsys):
 def test_listed_alias_is_still_refused(monkeypatch):
     # Were an alias ever listed, the defining-module check would refuse it.
     alias = "sklearn.datasets._covtype.GzipFile"
-    monkeypatch.setattr(
-        "skshapley.cli._trust.TRUSTED_TYPES", TRUSTED_TYPES | {alias}
-    )
+    monkeypatch.setattr("skshapley.cli._trust.TRUSTED_TYPES", TRUSTED_TYPES | {alias})
     is_trusted.cache_clear()
     try:
         assert not is_trusted(alias)
