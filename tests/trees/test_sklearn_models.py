@@ -479,7 +479,7 @@ except ValueError as exc:
 """
     status, out, err = run_limited([], cwd=tmp_path, code=code, cpu_seconds=60)
     assert status == 0, err
-    assert out.startswith("refused: The model's trees are malformed"), out
+    assert out.startswith("refused: The model's"), out
 
 
 @pytest.mark.parametrize(

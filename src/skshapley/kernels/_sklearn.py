@@ -91,15 +91,25 @@ def _svm(model) -> KernelGame:
     reference = _reference(model.support_vectors_, "support_vectors_")
     gamma = _number(model._gamma, "gamma")
     terms = [(1.0, {"squared": np.full(reference.shape[1], gamma)})]
-    intercept = _finite(model.intercept_, "intercept_", ndim=(1,))
+    # What predict uses: libsvm's own coefficients (dual_coef_ and
+    # intercept_ are copies, negated for binary classifiers), as a file may
+    # hold them.
+    is_classifier = isinstance(model, SVC | NuSVC)
+    if model._impl != _LIBSVM_IMPLEMENTATION[type(model).__name__]:
+        raise ValueError(
+            f"The model's libsvm implementation {model._impl!r} is not that of "
+            f"{type(model).__name__}; the model file may be corrupt."
+        )
+    sign = -1.0 if is_classifier and len(_classes(model)) == 2 else 1.0
+    intercept = sign * _finite(model._intercept_, "intercept_", ndim=(1,))
     # sparse after fitting on sparse data
-    dual = _finite(_dense(model.dual_coef_), "dual_coef_", ndim=(2,))
+    dual = sign * _finite(_dense(model._dual_coef_), "dual_coef_", ndim=(2,))
     if dual.shape[1] != len(reference):
         raise ValueError(
             f"The model's dual_coef_ has {dual.shape[1]} columns for "
             f"{len(reference)} support vectors; the model file may be corrupt."
         )
-    if not isinstance(model, SVC | NuSVC):
+    if not is_classifier:
         return _game(model, reference, dual.T, terms, intercept,
                      ("target",), "value")  # fmt: skip
     classes = _classes(model)
@@ -115,6 +125,11 @@ def _svm(model) -> KernelGame:
         weights, names = _one_vs_one(model, dual)
     return _game(model, reference, weights, terms, intercept, names,
                  "decision function")  # fmt: skip
+
+
+_LIBSVM_IMPLEMENTATION = {
+    "SVC": "c_svc", "NuSVC": "nu_svc", "SVR": "epsilon_svr", "NuSVR": "nu_svr"
+}  # fmt: skip
 
 
 def _one_vs_one(model, dual: np.ndarray) -> tuple[np.ndarray, tuple]:

@@ -28,7 +28,12 @@ import numpy as np
 from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTYPE
 
 from .._limits import MAX_FEATURES
-from ._sklearn import checked_count, fitted_feature_names, malformed_model_errors
+from ._sklearn import (
+    check_covers,
+    checked_count,
+    fitted_feature_names,
+    malformed_model_errors,
+)
 from ._table import BITSET_WORDS, concatenate_trees
 
 _RAW_OUTPUTS = {"IdentityLink": "value", "LogLink": "log", "LogitLink": "log-odds"}
@@ -97,6 +102,7 @@ def parse_hist_gradient_boosting(model):
                 left_codes = _checked_bitsets(predictor)[nodes["bitset_idx"][u]]
                 known_codes = _known_codes(model, f)
                 _set_categorical_node(tree, u, categories[f], left_codes, known_codes)
+            check_covers(tree)
             trees.append(tree)
 
     if not trees:
