@@ -24,6 +24,7 @@ from sklearn.svm import SVC, SVR, NuSVC, NuSVR
 from sklearn.utils.validation import check_is_fitted
 
 from .._limits import MAX_FEATURES, MAX_OUTPUTS
+from .._malformed import malformed_model_errors
 from ._game import KernelComponent, KernelGame
 
 SUPPORTED_MODELS = (
@@ -41,6 +42,7 @@ _GP_KERNELS = (
 )
 
 
+@malformed_model_errors
 def parse_kernel_model(model) -> KernelGame:
     """The kernel game of a fitted scikit-learn product-kernel model.
 

@@ -28,12 +28,8 @@ import numpy as np
 from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTYPE
 
 from .._limits import MAX_FEATURES
-from ._sklearn import (
-    check_covers,
-    checked_count,
-    fitted_feature_names,
-    malformed_model_errors,
-)
+from .._malformed import checked_count, malformed_model_errors
+from ._sklearn import check_covers, fitted_feature_names
 from ._table import BITSET_WORDS, concatenate_trees
 
 _RAW_OUTPUTS = {"IdentityLink": "value", "LogLink": "log", "LogitLink": "log-odds"}

@@ -7,8 +7,7 @@ prediction is computed from its constant initial estimator's attributes, not
 by calling ``predict``.
 """
 
-import functools
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn._loss.link import BaseLink
@@ -17,44 +16,8 @@ from sklearn.tree import BaseDecisionTree
 from sklearn.tree._tree import Tree
 
 from .._limits import MAX_FEATURES, MAX_OUTPUTS
+from .._malformed import checked_count, malformed_model_errors
 from ._table import TreeEnsemble, concatenate_trees
-
-
-def malformed_model_errors(parse):
-    """Report a parser's lookup errors on a malformed model as ``ValueError``.
-
-    The last line of defence for attributes of unexpected types or shapes
-    that the explicit checks do not name; ``TypeError`` stays the
-    "unsupported model" error.
-    """
-
-    @functools.wraps(parse)
-    def checked(model):
-        try:
-            return parse(model)
-        except (AttributeError, IndexError, KeyError) as exc:
-            raise ValueError(
-                f"The {type(model).__name__} is malformed ({type(exc).__name__}: "
-                f"{exc}); the model file may be corrupt."
-            ) from exc
-
-    return checked
-
-
-def checked_count(model, attribute: str, most: int) -> int:
-    """``model.<attribute>``, if it is an integer in 1..``most``."""
-    value = getattr(model, attribute)
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, Integral)
-        or not 1 <= value <= most
-    ):
-        raise ValueError(
-            f"The model's {attribute} must be an integer from 1 to {most:,}; "
-            f"got {value!r}."
-        )
-    return int(value)
-
 
 # Children's covers (weighted sample counts, summed in float64 by scikit-learn
 # in another order than the parent's) may differ from the parent's by
