@@ -523,3 +523,15 @@ def test_boosting_with_nan_initial_constant_gives_value_error():
     model.init_.constant_ = np.array([[np.nan]])
     with pytest.raises(ValueError, match=r"init_\.constant_ must be finite"):
         TreeExplainer(model).fit()
+
+
+@pytest.mark.parametrize("cover", [np.nan, -1.0, 0.0, 1e6])
+def test_tampered_cover_gives_value_error(cover):
+    # Covers weight the paths; a wrong one would break efficiency silently.
+    X, y, _ = _boosting_data(0)
+    model = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, y)
+    state = model.tree_.__getstate__()
+    state["nodes"]["weighted_n_node_samples"][1] = cover
+    model.tree_.__setstate__(state)
+    with pytest.raises(ValueError, match="covers"):
+        TreeExplainer(model).fit()
