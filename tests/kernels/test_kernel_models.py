@@ -367,3 +367,12 @@ def test_zero_gamma_is_a_constant_model(gamma):
     phi = explainer.explain(X)
     assert np.all(phi.to_numpy() == 0.0)
     np.testing.assert_allclose(explainer.expected_value_, model.predict(X), rtol=1e-12)
+
+
+def test_missing_attribute_gives_a_value_error():
+    # An attribute no check names (the fitted gamma) is missing,
+    # as a file may leave it: the parsers' last line of defence reports it.
+    model = _fitted(SVR())
+    del model._gamma
+    with pytest.raises(ValueError, match="malformed"):
+        ProductKernelExplainer(model).fit()

@@ -240,12 +240,17 @@ def _tamper_iteration(model):
 
 
 @pytest.mark.parametrize(
-    "tamper",
-    [_tamper_known_categories, _tamper_feature, _tamper_count,
-     _tamper_nodes_dtype, _tamper_iteration],
-)  # fmt: skip
-def test_tampered_model_gives_value_error(tamper):
+    ("tamper", "message"),
+    [
+        (_tamper_known_categories, "codes 0..255"),
+        (_tamper_feature, "splits on a feature"),
+        (_tamper_count, "covers"),
+        (_tamper_nodes_dtype, "record type"),
+        (_tamper_iteration, "trees for 1 outputs"),
+    ],
+)
+def test_tampered_model_gives_value_error(tamper, message):
     model = _categorical_model()
     tamper(model)
-    with pytest.raises(ValueError, match="model"):
+    with pytest.raises(ValueError, match=message):
         TreeExplainer(model).fit()
