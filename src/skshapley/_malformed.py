@@ -8,6 +8,8 @@ what those checks do not name is turned into one ``ValueError`` here.
 import functools
 from numbers import Integral
 
+from sklearn.exceptions import NotFittedError
+
 
 def malformed_model_errors(parse):
     """Report a parser's lookup errors on a malformed model as ``ValueError``.
@@ -21,6 +23,8 @@ def malformed_model_errors(parse):
     def checked(model):
         try:
             return parse(model)
+        except NotFittedError:  # an AttributeError, but the user's to fix
+            raise
         except (AttributeError, IndexError, KeyError) as exc:
             raise ValueError(
                 f"The {type(model).__name__} is malformed ({type(exc).__name__}: "

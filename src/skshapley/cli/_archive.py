@@ -71,11 +71,12 @@ def _check_array(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> None:
             shape, _, dtype = npy_format.read_array_header_2_0(member)
         else:
             raise ValueError(f"array {info.filename!r} has .npy version {version}.")
+        held = info.file_size - member.tell()  # the bytes after the header
     if dtype.hasobject:
         raise ValueError(f"array {info.filename!r} holds Python objects.")
     claimed = math.prod(shape) * np.dtype(dtype).itemsize
-    if claimed > info.file_size:
+    if claimed > held:
         raise ValueError(
             f"array {info.filename!r} claims {claimed:,} bytes but its member "
-            f"holds {info.file_size:,}."
+            f"holds {held:,}."
         )
