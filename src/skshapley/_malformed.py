@@ -10,22 +10,25 @@ from numbers import Integral
 
 from sklearn.exceptions import NotFittedError
 
+from ._errors import UnsupportedModelError
+
 
 def malformed_model_errors(parse):
-    """Report a parser's lookup errors on a malformed model as ``ValueError``.
+    """Report a parser's lookup and type errors on a malformed model as
+    ``ValueError``.
 
     The last line of defence for attributes of unexpected types or shapes
-    that the explicit checks do not name; ``TypeError`` stays the
-    "unsupported model" error.
+    that the explicit checks do not name. :class:`UnsupportedModelError`
+    (the "unsupported model" ``TypeError``) and ``NotFittedError`` pass.
     """
 
     @functools.wraps(parse)
     def checked(model):
         try:
             return parse(model)
-        except NotFittedError:  # an AttributeError, but the user's to fix
+        except (UnsupportedModelError, NotFittedError):  # the user's to act on
             raise
-        except (AttributeError, IndexError, KeyError) as exc:
+        except (AttributeError, IndexError, KeyError, TypeError) as exc:
             raise ValueError(
                 f"The {type(model).__name__} is malformed ({type(exc).__name__}: "
                 f"{exc}); the model file may be corrupt."

@@ -545,7 +545,6 @@ def test_pruned_trees_drop_deleted_nodes():
     ("params", "multi_output", "match"),
     [
         ({"booster": "gblinear"}, False, "gblinear"),
-        ({"missing": 0.0}, False, "missing=0.0"),
         ({"multi_strategy": "multi_output_tree"}, True, "multi-output trees"),
     ],
 )

@@ -23,6 +23,7 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.svm import SVC, SVR, NuSVC, NuSVR
 from sklearn.utils.validation import check_is_fitted
 
+from .._errors import UnsupportedModelError
 from .._limits import MAX_FEATURES, MAX_OUTPUTS
 from .._malformed import malformed_model_errors
 from ._game import KernelComponent, KernelGame
@@ -46,8 +47,9 @@ _GP_KERNELS = (
 def parse_kernel_model(model) -> KernelGame:
     """The kernel game of a fitted scikit-learn product-kernel model.
 
-    Raises ``TypeError`` for other models and kernels, naming what is
-    supported, and ``NotFittedError`` for unfitted models.
+    Raises ``UnsupportedModelError`` (a ``TypeError``) for other models and
+    kernels, naming what is supported, ``NotFittedError`` for unfitted
+    models and ``ValueError`` for malformed ones (a tampered file).
     """
     for model_type, fitted_attribute, parse in _PARSERS:
         if isinstance(model, model_type):
@@ -55,7 +57,7 @@ def parse_kernel_model(model) -> KernelGame:
             # prior, so scikit-learn does not call it unfitted.
             check_is_fitted(model, fitted_attribute)
             return parse(model)
-    raise TypeError(
+    raise UnsupportedModelError(
         f"ProductKernelExplainer does not support {type(model).__name__}; "
         f"supported models: {', '.join(SUPPORTED_MODELS)}."
     )
@@ -72,7 +74,7 @@ def _kernel_ridge(model: KernelRidge) -> KernelGame:
         distance = {"rbf": "squared", "laplacian": "absolute"}.get(model.kernel, "chi2")
         terms = [(1.0, {distance: np.full(n_features, gamma)})]
     else:
-        raise TypeError(
+        raise UnsupportedModelError(
             f"KernelRidge with kernel={_kernel_name(model.kernel)} is not a product "
             f"kernel; supported: {', '.join(map(repr, _STRING_KERNELS))} or a "
             f"Gaussian process kernel of {_GP_KERNELS}."
@@ -86,7 +88,7 @@ def _kernel_ridge(model: KernelRidge) -> KernelGame:
 
 def _svm(model) -> KernelGame:
     if model.kernel != "rbf":
-        raise TypeError(
+        raise UnsupportedModelError(
             f"{type(model).__name__} with kernel={_kernel_name(model.kernel)} is "
             "not a product kernel; supported: 'rbf'."
         )
@@ -168,7 +170,7 @@ def _one_vs_one(model, dual: np.ndarray) -> tuple[np.ndarray, tuple]:
 
 def _gp_regressor(model: GaussianProcessRegressor) -> KernelGame:
     if np.ndim(model.X_train_) != 2:
-        raise TypeError(
+        raise UnsupportedModelError(
             "GaussianProcessRegressor on non-vector inputs is not supported."
         )
     reference = _reference(model.X_train_, "X_train_")
@@ -192,7 +194,7 @@ def _gp_regressor(model: GaussianProcessRegressor) -> KernelGame:
 def _gp_classifier(model: GaussianProcessClassifier) -> KernelGame:
     classes = _classes(model)
     if len(classes) != 2:
-        raise TypeError(
+        raise UnsupportedModelError(
             "ProductKernelExplainer supports binary GaussianProcessClassifier "
             f"only; this one has {len(classes)} classes."
         )
@@ -255,7 +257,7 @@ def _gp_terms(kernel, n_features: int) -> list[tuple[float, dict]]:
             )
         gamma = np.broadcast_to(0.5 / length_scale**2, (n_features,))
         return [(1.0, {"squared": gamma.copy()})]
-    raise TypeError(
+    raise UnsupportedModelError(
         f"The kernel {kernel!r} ({type(kernel).__name__}) is not a product "
         f"kernel; supported: {_GP_KERNELS}."
     )

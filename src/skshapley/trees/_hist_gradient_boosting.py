@@ -27,6 +27,7 @@ Leaf values already include the learning rate (the grower's
 import numpy as np
 from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTYPE
 
+from .._errors import UnsupportedModelError
 from .._limits import MAX_FEATURES
 from .._malformed import checked_count, malformed_model_errors
 from ._sklearn import check_covers, fitted_feature_names
@@ -56,9 +57,12 @@ def parse_hist_gradient_boosting(model):
 
     Raises
     ------
-    TypeError
-        If a categorical feature has category values that are not integers
-        0..255 (e.g. strings), which the table's category bitsets cannot hold.
+    UnsupportedModelError
+        (a ``TypeError``) If a categorical feature has category values that
+        are not integers 0..255 (e.g. strings), which the table's category
+        bitsets cannot hold.
+    ValueError
+        If the model's attributes are malformed (a tampered file).
     """
     column_of, categories = _column_map(model)
     n_outputs = len(np.ravel(model._baseline_prediction))
@@ -91,7 +95,7 @@ def parse_hist_gradient_boosting(model):
             for u in np.flatnonzero(tree["is_categorical"]):
                 f = nodes["feature_idx"][u]
                 if categories[f] is None:
-                    raise TypeError(
+                    raise UnsupportedModelError(
                         "Categorical splits on features that bypass the model's "
                         "internal OrdinalEncoder are not supported."
                     )
@@ -239,7 +243,7 @@ def _column_map(model):
     for i, values in enumerate(encoder.categories_):
         column = column_of[start + i]
         if values.dtype.kind not in "biuf":
-            raise TypeError(
+            raise UnsupportedModelError(
                 f"Categorical feature {column} has non-numeric categories "
                 f"({values.dtype}); the tree table needs category values that "
                 "are integers 0..255."
@@ -247,7 +251,7 @@ def _column_map(model):
         values = values.astype(np.float64)
         values = values[~np.isnan(values)]  # NaN is the last, code-less entry
         if not np.all((values >= 0) & (values < 256) & (values == np.floor(values))):
-            raise TypeError(
+            raise UnsupportedModelError(
                 f"Categorical feature {column} has category values outside the "
                 "integers 0..255, which the tree table's category bitsets cannot "
                 "hold; encode the categories as 0..255 before fitting."

@@ -15,6 +15,7 @@ from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.tree import BaseDecisionTree
 from sklearn.tree._tree import Tree
 
+from .._errors import UnsupportedModelError
 from .._limits import MAX_FEATURES, MAX_OUTPUTS
 from .._malformed import checked_count, malformed_model_errors
 from ._table import TreeEnsemble, concatenate_trees
@@ -130,7 +131,7 @@ def _classes(model) -> np.ndarray:
 
 def _check_single_output_classifier(model):
     if checked_count(model, "n_outputs_", MAX_OUTPUTS) != 1:
-        raise TypeError(
+        raise UnsupportedModelError(
             f"{type(model).__name__} with {model.n_outputs_} outputs is not "
             "supported: multi-output classifiers have no single raw output. "
             "Multi-output regressors are supported."
@@ -210,7 +211,7 @@ def parse_gradient_boosting(model) -> TreeEnsemble:
         (isinstance(init, str) and init == "zero")
         or isinstance(init, DummyClassifier | DummyRegressor)
     ):
-        raise TypeError(
+        raise UnsupportedModelError(
             f"{type(model).__name__} with init={type(init).__name__} is not "
             "supported: only a constant initial prediction (init=None, "
             "'zero' or a Dummy estimator) is a sum of trees."
@@ -269,7 +270,7 @@ def _initial_prediction(model, init, n_outputs) -> np.ndarray:
         predictions = _finite_array(init.constant_, "init_.constant_", (1, 1))
     else:
         if init.strategy != "prior":
-            raise TypeError(
+            raise UnsupportedModelError(
                 f"{type(model).__name__} with init=DummyClassifier(strategy="
                 f"{init.strategy!r}) is not supported: only strategy='prior' "
                 "gives a constant initial prediction that skshapley reads."

@@ -95,15 +95,15 @@ def parse_xgboost(model):
         wrapper trained with early stopping predicts with the first
         ``best_iteration + 1`` iterations, a ``Booster`` with all of them
         (``Booster.predict`` ignores ``best_iteration``). Inputs are float32
-        (category codes for categorical features), NaN is missing.
+        (category codes for categorical features); NaN and the wrapper's
+        ``missing`` value are missing.
 
     Raises
     ------
     TypeError
         For what the table cannot reproduce exactly: the ``gblinear``
         booster, multi-output trees (``multi_strategy="multi_output_tree"``),
-        unknown objectives, categories above 255, a ``missing`` value other
-        than NaN.
+        unknown objectives, categories above 255.
     sklearn.exceptions.NotFittedError
         If a ``Booster`` holds no trees.
     """
@@ -121,13 +121,7 @@ def parse_xgboost(model):
             f"XGBoost booster {kind!r} is not supported: only tree boosters "
             "('gbtree', 'dart') are sums of trees."
         )
-    missing = getattr(model, "missing", np.nan)
-    if not (missing is None or np.isnan(missing)):
-        raise TypeError(
-            f"XGBoost models with missing={missing!r} are not supported: the "
-            "tree table treats only NaN as missing."
-        )
-
+    missing = getattr(model, "missing", None)
     forest = gradient_booster["model"]
     trees_json = forest["trees"]
     n_trees = _n_trees_used(model, booster, forest)
@@ -182,6 +176,8 @@ def parse_xgboost(model):
         ),
         category_rounding="floor",
         unknown_categories="error",
+        # A Booster's missing value is a DMatrix setting, not stored in it.
+        missing_value=float(np.nan if missing is None else missing),
     )
 
 
