@@ -11,15 +11,20 @@ import csv
 import gzip
 import importlib
 import io
+import json
 import os
 import re
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from .. import _limits
 from .._limits import DEFAULT_MAX_DATA_BYTES
+from ._archive import check_skops_archive
+from ._trust import schema_types, untrusted
 
 
 class CommandError(Exception):
@@ -94,41 +99,48 @@ def load_model(path: Path, *, trust_pickle: bool):
 
 
 def _load_skops(path: Path, *, trust_pickle: bool):
-    """A skops file's model, if every type in it is trusted.
+    """A skops file's model, if its sizes are bounded and its types trusted.
 
-    Trusted are the types skops trusts by default and scikit-learn's own
-    classes (tree models hold ``sklearn.tree._tree.Tree``, which skops does
-    not trust by default); ``--trust-pickle`` trusts everything else too.
+    The archive's sizes are checked first (``_archive.py``), then every type
+    the file names must be in skshapley's trust list (``_trust.py``), by its
+    defining module; ``--trust-pickle`` trusts every type, never the sizes.
     """
     sio = _optional("skops.io", f"reading {path.name}", install="skops")
     try:
-        untrusted = sio.get_untrusted_types(file=path)
-        refused = [name for name in untrusted if not _is_sklearn_class(name)]
-        if refused and not trust_pickle:
-            raise CommandError(
-                f"refusing to load {path}: it contains types that skops does not "
-                f"trust: {', '.join(refused)}. Pass --trust-pickle if you trust "
-                "the file."
-            )
-        return sio.load(path, trusted=untrusted)
+        check_skops_archive(path, _limits.MAX_MODEL_FILE_BYTES)
+        with zipfile.ZipFile(path) as archive:
+            schema = json.loads(archive.read("schema.json"))
+        names = schema_types(schema)
+        # Refused before skops reads the file: its reader validates some
+        # nodes as it builds them.
+        if not trust_pickle:
+            _refuse_untrusted(path, names)
+        # skops' own list adds what its loaders build from names inside
+        # values (a random generator's bit generator).
+        names |= set(sio.get_untrusted_types(file=path))
+        if not trust_pickle:
+            _refuse_untrusted(path, names)
+        return sio.load(path, trusted=sorted(names))
     except CommandError:
         raise
-    # A damaged or hostile file may fail anywhere in skops' reader.
+    # A damaged or hostile file may fail anywhere in zipfile, json or skops'
+    # reader, and a trusted file may run code that raises anything at all.
     except Exception as exc:
         raise CommandError(
             f"cannot read {path} as a skops file: {type(exc).__name__}: {exc}"
         ) from exc
 
 
-def _is_sklearn_class(name: str) -> bool:
-    """Whether ``name`` ("module.Class") is a class of scikit-learn."""
-    module, _, attribute = name.rpartition(".")
-    if module != "sklearn" and not module.startswith("sklearn."):
-        return False
-    try:
-        return isinstance(getattr(importlib.import_module(module), attribute), type)
-    except (ImportError, AttributeError):
-        return False
+def _refuse_untrusted(path: Path, names: set[str]) -> None:
+    """Fail, naming them, if some of the file's type ``names`` are not trusted."""
+    refused = untrusted(names)
+    if refused:
+        shown = ", ".join(refused[:5])
+        more = f" and {len(refused) - 5} more" if len(refused) > 5 else ""
+        raise CommandError(
+            f"refusing to load {path}: it names types that skshapley does not "
+            f"trust: {shown}{more}. Pass --trust-pickle if you trust the file."
+        )
 
 
 class _CappedReader(io.RawIOBase):
