@@ -16,7 +16,6 @@ import copy
 import io
 import json
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -346,34 +345,12 @@ def test_mutated_skops_files_give_the_models_numbers_or_one_error(saved_models):
     assert 0 < accepted < n  # both outcomes are exercised
 
 
-def _pending_elsewhere(problem: str) -> bool:
-    """Whether ``problem`` is one of the classes that other parts of issue 10
-    close: a non-finite leaf value making every row's tree attributions NaN
-    (the tree explainer's), a malformed pipeline or its preprocessing raising
-    (an internal error, status 3; the kernel explainer's), and scikit-learn's
-    warnings printed beside the error line (the command's).
-    """
-    name = Path(problem.split(": ", 1)[0]).name
-    tree = name.split("-")[0] in ("tree", "forest", "extra", "gbr", "gbc", "hgb")
-    return (
-        (tree and "attributions sum to" in problem and "nan" in problem)
-        or (
-            name.startswith("pipeline-")
-            and ("exception:" in problem or ": 3: " in problem)
-        )
-        or "Warning: " in problem
-    )
-
-
 @pytest.mark.slow
 def test_more_mutated_skops_files(saved_models):
     n, accepted, model_failures, problems = _fuzz(saved_models, 60, seed=1)
     print(f"{n} mutants: {accepted} explained, {n - accepted} refused; the "
           f"model itself failed on {model_failures} explained ones")  # fmt: skip
-    others = [problem for problem in problems if not _pending_elsewhere(problem)]
-    assert not others, "\n".join(others[:10])
-    if problems:
-        pytest.xfail(f"{len(problems)} problems of other parts: {problems[0][:300]}")
+    assert not problems, "\n".join(problems[:10])
 
 
 def test_kernel_parameters_through_the_command(saved_models, tmp_path):

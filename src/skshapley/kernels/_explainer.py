@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseExplainer, feature_names
 from .._groups import feature_players
+from .._malformed import malformed_model_errors
 from .._threads import effective_n_threads
 from .._validation import check_finite_array
 from ..games._product import solve_games
@@ -297,6 +298,7 @@ def _partition(players: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return members.astype(np.intp), starts.astype(np.intp)
 
 
+@malformed_model_errors
 def _split_pipeline(model) -> tuple[Pipeline | None, object]:
     """A pipeline's preprocessing steps and final model (``None`` and the model)."""
     if not isinstance(model, Pipeline):
@@ -318,7 +320,16 @@ def _names_out(preprocess: Pipeline, default: np.ndarray) -> np.ndarray:
 
 def _transformed(preprocess: Pipeline, X, n_features: int) -> np.ndarray:
     """``X`` through the pipeline's preprocessing, as finite float64 rows."""
-    transformed = preprocess.transform(X)
+    try:
+        transformed = preprocess.transform(X)
+    # A pipeline read from a file may hold steps whose attributes have the
+    # wrong type or shape; scikit-learn then fails with a lookup or type error.
+    except (AttributeError, IndexError, KeyError, TypeError) as exc:
+        raise ValueError(
+            f"The pipeline's preprocessing failed on X ({type(exc).__name__}: "
+            f"{exc}): check X's columns and types; otherwise the model is "
+            "malformed (its file may be corrupt)."
+        ) from exc
     if sp.issparse(transformed):
         transformed = transformed.toarray()
     transformed = check_finite_array(
