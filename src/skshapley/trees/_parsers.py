@@ -48,6 +48,8 @@ _PARSERS = {
             "Booster",
         )
     },
+    # An XGBoost file read by skshapley itself (the command's .json / .ubj).
+    ("skshapley.", "XGBoostModel"): ("._xgboost_file", "parse_xgboost_file"),
 }
 
 SUPPORTED_MODELS = sorted(f"{prefix}{name}" for prefix, name in _PARSERS)
