@@ -44,8 +44,9 @@ from sklearn.exceptions import NotFittedError
 
 from .._limits import MAX_FEATURES, MAX_OUTPUTS
 from . import _xgboost_document as doc
-from ._table import BITSET_WORDS, concatenate_trees
+from ._table import concatenate_trees
 from ._xgboost_document import MalformedModel
+from ._xgboost_trees import parse_tree
 
 _IDENTITY_REGRESSION = (
     "reg:squarederror",
@@ -224,7 +225,7 @@ def _ensemble(document, missing_value, classes, best_iteration):
     if n_trees == 0:
         raise NotFittedError("The XGBoost model has no trees.")
     trees = [
-        _tree(
+        parse_tree(
             trees_json[t],
             doc.join(f"{path}.trees", t),
             int(tree_info[t]),
@@ -315,200 +316,6 @@ def _n_trees_used(forest, path, tree_info, best_iteration):
     return min(n_trees, iterations * per_iteration)
 
 
-def _tree(tree_json, path, output, weight, n_features):
-    """Node arrays of one tree, reachable nodes only, in preorder.
-
-    Pruned trees keep deleted nodes in their arrays; walking from the root
-    drops them (and ignores what they hold).
-    """
-    n_nodes = doc.integer(
-        doc.mapping(tree_json, "tree_param", path),
-        "num_nodes",
-        f"{path}.tree_param",
-        low=1,
-        high=2**31 - 1,
-    )
-    width = doc.integer(
-        tree_json["tree_param"], "size_leaf_vector", f"{path}.tree_param",
-        low=0, high=MAX_OUTPUTS, default=1,
-    )  # fmt: skip
-    if width > 1:
-        raise TypeError(
-            "XGBoost multi-output trees (multi_strategy='multi_output_tree') "
-            "are not supported; train with one_output_per_tree."
-        )
-
-    def field(key, dtype):
-        return doc.numbers(tree_json, key, path, dtype, length=n_nodes)
-
-    left_json, right_json = (
-        field("left_children", np.int64),
-        field("right_children", np.int64),
-    )
-    order = _preorder(left_json.tolist(), right_json.tolist(), path)
-    new_index = np.full(n_nodes, -1, dtype=np.intp)
-    new_index[order] = np.arange(len(order))
-    left_old, right_old = left_json[order], right_json[order]
-    internal = left_old >= 0
-    feature = field("split_indices", np.int64)[order]
-    _check_features(feature, internal, order, path, n_features)
-    condition = field("split_conditions", np.float32)[order]
-    cover = field("sum_hessian", np.float64)[order]
-    _check_covers(cover, internal, order, path)
-    field("base_weights", np.float32)  # unused, but part of a valid tree
-    with np.errstate(over="ignore"):
-        leaf_value = condition * np.float32(weight)  # XGBoost's float32 product
-    if not np.all(np.isfinite(leaf_value[~internal])):
-        raise MalformedModel(
-            f"{path}.split_conditions holds a non-finite leaf value (node "
-            f"{order[~internal][~np.isfinite(leaf_value[~internal])][0]})"
-        )
-    threshold = np.nextafter(condition, np.float32(-np.inf)).astype(np.float64)
-    tree = {
-        "feature": np.where(internal, feature, -1),
-        "threshold": np.where(internal, threshold, 0.0),
-        "left": np.where(internal, new_index[np.maximum(left_old, 0)], -1),
-        "right": np.where(internal, new_index[np.maximum(right_old, 0)], -1),
-        "missing_left": (field("default_left", np.int64)[order] != 0).astype(np.uint8),
-        "is_categorical": np.zeros(len(order), dtype=np.uint8),
-        "category_bitset": np.zeros((len(order), BITSET_WORDS), dtype=np.uint32),
-        "cover": cover,
-        "value": np.where(internal, 0.0, leaf_value.astype(np.float64))[:, None],
-        "output": output,
-    }
-    _set_categorical_nodes(tree, tree_json, path, new_index)
-    return tree
-
-
-def _preorder(left, right, path):
-    """Nodes reachable from the root, in preorder; each must be reached once.
-
-    A child pointing back to an ancestor (a cycle) or a node with two
-    parents would make a walk revisit nodes forever or duplicate them.
-    """
-    n_nodes = len(left)
-    seen = bytearray(n_nodes)
-    order = []
-    stack = [0]
-    while stack:
-        node = stack.pop()
-        if seen[node]:
-            raise MalformedModel(
-                f"{path}: node {node} is reached twice from the root (a cycle or "
-                "a shared child)"
-            )
-        seen[node] = 1
-        order.append(node)
-        if left[node] == -1:
-            if right[node] != -1:
-                raise MalformedModel(
-                    f"{path}.right_children[{node}] is {right[node]} at a leaf "
-                    "(left child -1)"
-                )
-            continue
-        for key, child in (
-            ("right_children", right[node]),
-            ("left_children", left[node]),
-        ):
-            if not 0 <= child < n_nodes:
-                raise MalformedModel(
-                    f"{path}.{key}[{node}] is {child}; allowed: -1 or 0 to "
-                    f"{n_nodes - 1}"
-                )
-            stack.append(child)
-    return np.array(order, dtype=np.intp)
-
-
-def _check_features(feature, internal, order, path, n_features):
-    bad = internal & ((feature < 0) | (feature >= n_features))
-    if np.any(bad):
-        node = order[bad][0]
-        raise MalformedModel(
-            f"{path}.split_indices[{node}] is {feature[bad][0]}; the model has "
-            f"features 0 to {n_features - 1}"
-        )
-
-
-def _check_covers(cover, internal, order, path):
-    """Covers weight the paths: finite, nonnegative, positive at splits."""
-    bad = ~np.isfinite(cover) | (cover < 0) | (internal & (cover == 0))
-    if np.any(bad):
-        node = order[bad][0]
-        raise MalformedModel(
-            f"{path}.sum_hessian[{node}] is {cover[bad][0]}; covers must be finite "
-            "and nonnegative, and positive at splits"
-        )
-
-
-def _set_categorical_nodes(tree, tree_json, path, new_index):
-    """Categorical splits: listed categories go right in XGBoost.
-
-    The table sends the bitset's categories left and every other value
-    (unlisted, negative, >= 256, NaN by the missing rule) right, so each
-    categorical node's children are swapped and its missing rule flipped.
-    """
-    n_nodes = len(new_index)
-
-    def field(key, length=None):
-        return doc.numbers(
-            tree_json, key, path, np.int64, length=length, required=False
-        )
-
-    nodes = field("categories_nodes")
-    segments, sizes = (
-        field("categories_segments", len(nodes)),
-        field("categories_sizes", len(nodes)),
-    )
-    categories = field("categories")
-    marked = np.zeros(n_nodes, dtype=bool)
-    for old, begin, size in zip(
-        nodes.tolist(), segments.tolist(), sizes.tolist(), strict=True
-    ):
-        if not 0 <= old < n_nodes or marked[old]:
-            raise MalformedModel(
-                f"{path}.categories_nodes lists node {old} twice or out of range"
-            )
-        marked[old] = True
-        if min(begin, size) < 0 or begin + size > len(categories):
-            raise MalformedModel(
-                f"{path}: the categories of node {old} (from {begin}, {size} of them) "
-                f"are beyond categories' {len(categories)} entries"
-            )
-        u = new_index[old]
-        if u < 0:  # a deleted node
-            continue
-        if tree["left"][u] < 0:
-            raise MalformedModel(f"{path}.categories_nodes lists leaf {old}")
-        listed = categories[begin : begin + size]
-        if np.any(listed < 0):
-            raise MalformedModel(f"{path}: node {old} lists a negative category")
-        if listed.size and listed.max() >= 32 * BITSET_WORDS:
-            raise TypeError(
-                f"XGBoost categorical split on category {listed.max()}: the tree "
-                f"table's bitsets hold categories 0..{32 * BITSET_WORDS - 1} only."
-            )
-        tree["is_categorical"][u] = 1
-        tree["left"][u], tree["right"][u] = tree["right"][u], tree["left"][u]
-        tree["missing_left"][u] ^= 1
-        tree["threshold"][u] = 0.0
-        np.bitwise_or.at(
-            tree["category_bitset"][u],
-            listed // 32,
-            (np.uint32(1) << (listed % 32).astype(np.uint32)),
-        )
-    split_type = field("split_type", n_nodes)
-    if "split_type" in tree_json:
-        reachable = new_index >= 0
-        internal = np.zeros(n_nodes, dtype=bool)
-        internal[reachable] = tree["left"][new_index[reachable]] >= 0
-        disagree = internal & ((split_type != 0) != marked)
-        if np.any(disagree):
-            raise MalformedModel(
-                f"{path}: node {np.flatnonzero(disagree)[0]} is categorical by "
-                "split_type but not by categories_nodes, or the reverse"
-            )
-
-
 def _categories(forest, path, n_features):
     """Per feature, the training categories XGBoost recorded, or None."""
     cats = doc.member(forest, "cats", path, {}, required=False)
@@ -558,9 +365,11 @@ def _base_margin(base_score, link, n_outputs):
     models, broadcast to every output).
     """
     try:
-        values = np.array(
-            [float(v) for v in base_score.strip("[]").split(",")], dtype=np.float32
-        )
+        with np.errstate(over="ignore"):  # beyond float32: inf, refused below
+            values = np.array(
+                [float(v) for v in base_score.strip("[]").split(",")],
+                dtype=np.float32,
+            )
     except ValueError as exc:
         raise MalformedModel(
             f"learner.learner_model_param.base_score {base_score!r:.60} is not "
