@@ -58,7 +58,8 @@ def parse_tree(tree_json, path, output, weight, n_features):
     feature = field("split_indices", np.int64)[order]
     _check_features(feature, internal, order, path, n_features)
     condition = field("split_conditions", np.float32)[order]
-    cover = field("sum_hessian", np.float64)[order]
+    # float32, as XGBoost holds it (JSON prints the shortest decimal of it).
+    cover = field("sum_hessian", np.float32)[order].astype(np.float64)
     field("base_weights", np.float32)  # unused, but part of a valid tree
     with np.errstate(over="ignore"):
         leaf_value = condition * np.float32(weight)  # XGBoost's float32 product
