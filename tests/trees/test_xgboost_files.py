@@ -8,6 +8,7 @@ each kind of malformed document gets one ``ValueError`` naming the field,
 never a traceback from deep inside; and explaining a file needs no xgboost.
 """
 
+import contextlib
 import dataclasses
 import json
 import struct
@@ -139,20 +140,16 @@ def test_malformed_ubjson_is_refused(data, match):
 
 @given(st.binary(max_size=200))
 def test_ubjson_decoder_raises_nothing_else(data):
-    try:
+    with contextlib.suppress(UBJSONError):  # any other exception fails
         decode_ubjson(data, max_depth=MAX_NESTING)
-    except UBJSONError:
-        pass
 
 
 @given(st.binary(max_size=40))
 def test_ubjson_decoder_on_mutated_xgboost_prefixes(tail):
     # A valid start (object, key, typed array header) and then anything.
     head = b"{L" + struct.pack(">q", 4) + b"tree[$d#L"
-    try:
+    with contextlib.suppress(UBJSONError):  # any other exception fails
         decode_ubjson(head + tail, max_depth=MAX_NESTING)
-    except UBJSONError:
-        pass
 
 
 # --- files refused before parsing ----------------------------------------
@@ -225,11 +222,8 @@ def _self_loop(document):
 def _shared_child(document):
     tree = _trees(document)[0]
     node, parent, _ = _deepest_internal(tree)
-    sibling = [
-        c
-        for c in (tree["left_children"][parent], tree["right_children"][parent])
-        if c != node
-    ][0]
+    children = (tree["left_children"][parent], tree["right_children"][parent])
+    sibling = next(child for child in children if child != node)
     tree["left_children"][sibling] = tree["left_children"][node]
 
 
@@ -266,7 +260,7 @@ _MALFORMED = [
     ),
     (
         _set(*_PARAM, "num_feature", value="1000000000"),
-        r"learner\.learner_model_param\.num_feature is 1000000000; allowed: 1 to 1000000",
+        r"learner_model_param\.num_feature is 1000000000; allowed: 1 to 1000000",
     ),
     (
         _set(*_PARAM, "num_class", value="1000000000"),
@@ -316,7 +310,8 @@ _MALFORMED = [
     ),
     (
         lambda d: _tree0(d)["sum_hessian"].__setitem__(0, 1e30),
-        r"sum_hessian\[0\] is 1\.0*\d*e\+30; covers must be finite, nonnegative and at each split the sum",
+        r"sum_hessian\[0\] is 1\.0*\d*e\+30; covers must be finite, nonnegative "
+        "and at each split the sum",
     ),
     (
         lambda d: _tree0(d)["sum_hessian"].__setitem__(1, -1.0),
@@ -398,5 +393,129 @@ def test_non_finite_leaf_values_are_refused(files, tmp_path):
         path.write_text(json.dumps(document))
         _refused(
             path,
-            rf".*trees\[1\]\.split_conditions holds a non-finite leaf value \(node {_leaf(tree)}\)",
+            rf".*trees\[1\]\.split_conditions holds a non-finite leaf value "
+            rf"\(node {_leaf(tree)}\)",
         )
+
+
+def _document(files, family):
+    return json.loads(files[family][".json"].read_bytes())
+
+
+def _categorical_tree(document):
+    return next(t for t in _trees(document) if t["categories_nodes"])
+
+
+def _list_node_twice(tree):
+    for key in ("categories_nodes", "categories_segments", "categories_sizes"):
+        tree[key].append(tree[key][0])
+
+
+def _flip_split_type(tree):
+    node = tree["categories_nodes"][0]
+    tree["split_type"][node] = 0
+
+
+def _list_a_leaf(tree):
+    tree["categories_nodes"][0] = tree["left_children"].index(-1)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "match"),
+    [
+        (_list_node_twice, r"categories_nodes lists node \d+ twice or out of range"),
+        (
+            lambda t: t["categories_sizes"].__setitem__(0, 99),
+            r"the categories of node \d+ \(from 0, 99 of them\) are beyond",
+        ),
+        (
+            lambda t: t["categories_segments"].__setitem__(0, -1),
+            r"the categories of node \d+ \(from -1",
+        ),
+        (
+            lambda t: t["categories"].__setitem__(0, -1),
+            r"node \d+ lists a negative category",
+        ),
+        (_flip_split_type, r"is categorical by split_type but not by categories_nodes"),
+        (_list_a_leaf, r"categories_nodes lists leaf \d+"),
+        (
+            lambda t: t["categories_sizes"].pop(),
+            r"categories_sizes has 0 entries, expected 1",
+        ),
+    ],
+)
+def test_malformed_categorical_splits_are_refused(files, tmp_path, mutate, match):
+    document = _document(files, "categorical")
+    mutate(_categorical_tree(document))
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(document))
+    _refused(path, f".*{match}")
+
+
+def test_categories_beyond_the_bitsets_are_not_supported(files, tmp_path):
+    document = _document(files, "categorical")
+    _categorical_tree(document)["categories"][0] = 300
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(TypeError, match=r"category 300: .* categories 0\.\.255 only"):
+        read_xgboost_model(path)
+
+
+@pytest.mark.parametrize(
+    ("family", "mutate", "match"),
+    [
+        (
+            "dart",
+            lambda d: d["learner"]["gradient_booster"]["weight_drop"].pop(),
+            r"weight_drop has 3 entries for 4 trees",
+        ),
+        (
+            "dart",
+            lambda d: d["learner"]["gradient_booster"]["weight_drop"].__setitem__(
+                0, float("nan")
+            ),
+            r"weight_drop holds non-finite weights",
+        ),
+        (
+            "binary",
+            _set(*_PARAM, "base_score", value="[2E0]"),
+            r"base_score '\[2E0\]' must be in \(0, 1\) for a logistic objective",
+        ),
+        (
+            "multiclass",
+            _set(*_PARAM, "num_target", value="2"),
+            r"learner\.learner_model_param has both classes and targets",
+        ),
+    ],
+)
+def test_malformed_family_fields_are_refused(files, tmp_path, family, mutate, match):
+    document = _document(files, family)
+    mutate(document)
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(document))
+    _refused(path, f".*{match}")
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "match"),
+    [
+        ("num_feature", "1000000000", "num_feature is 1000000000; allowed: 1 to"),
+        ("num_class", "1000000000", "num_class is 1000000000; allowed: 0 to"),
+    ],
+)
+def test_the_command_refuses_huge_counts_in_a_small_file(
+    files, tmp_path, key, value, match
+):
+    # A 4 KB file claiming 1e9 features or classes: refused before any
+    # per-feature or per-output array, within the memory limit.
+    document = _regressor_document(files)
+    document["learner"]["learner_model_param"][key] = value
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(document))
+    X, _ = training_frame(5, seed=3)
+    X.to_csv(tmp_path / "rows.csv", index=False)
+    args = ["explain", "--model", path, "--data", "rows.csv", "--out", "phi.csv"]
+    status, _, stderr = run_limited(args, cwd=tmp_path)
+    assert_clean_outcome(status, stderr)
+    assert status == 1
+    assert match in stderr
