@@ -234,7 +234,6 @@ def _ensemble(document, missing_value, classes, best_iteration):
         )
         for t in range(n_trees)
     ]
-    category_levels = _categories(forest, path, n_features)
     return concatenate_trees(
         trees,
         base_offset=base_offset,
@@ -248,13 +247,7 @@ def _ensemble(document, missing_value, classes, best_iteration):
         # (none when fitted on an array).
         feature_names=_feature_names(learner, n_features),
         categories_as_codes=True,
-        category_levels=(
-            None
-            if all(levels is None for levels in category_levels)
-            else tuple(
-                None if levels is None else tuple(levels) for levels in category_levels
-            )
-        ),
+        category_levels=_category_levels(forest, path, n_features),
         # XGBoost looks categories up as floor(float32(x)); it refuses
         # categories it did not see in training.
         categorical_features=tuple(
@@ -314,6 +307,14 @@ def _n_trees_used(forest, path, tree_info, best_iteration):
         return int(indptr[min(iterations, len(indptr) - 1)])
     per_iteration = (int(tree_info.max(initial=0)) + 1) * per_tree
     return min(n_trees, iterations * per_iteration)
+
+
+def _category_levels(forest, path, n_features):
+    """``category_levels`` for the table: tuples per feature, or None."""
+    categories = _categories(forest, path, n_features)
+    if all(levels is None for levels in categories):
+        return None
+    return tuple(None if levels is None else tuple(levels) for levels in categories)
 
 
 def _categories(forest, path, n_features):

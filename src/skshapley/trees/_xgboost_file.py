@@ -23,7 +23,9 @@ from ._xgboost import parse_document
 MAX_NESTING = 32
 
 
-@dataclass(frozen=True)
+# eq=False: models compare by identity (comparing their arrays' tables
+# element-wise has no single truth value).
+@dataclass(frozen=True, eq=False)
 class XGBoostModel:
     """An XGBoost tree model read from a file, for :class:`TreeExplainer`.
 
