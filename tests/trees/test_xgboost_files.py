@@ -479,7 +479,7 @@ def test_categories_beyond_the_bitsets_are_not_supported(files, tmp_path):
         (
             "binary",
             _set(*_PARAM, "base_score", value="[2E0]"),
-            r"base_score '\[2E0\]' must be in \(0, 1\) for a logistic objective",
+            r"base_score '\[2E0\]' must be in \[0, 1\] for a logistic objective",
         ),
         (
             "multiclass",

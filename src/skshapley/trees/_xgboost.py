@@ -378,11 +378,12 @@ def _base_margin(base_score, link, n_outputs):
         ) from exc
     if len(values) == 1:
         values = np.repeat(values, n_outputs)
-    if link == "logit" and not np.all((values > 0) & (values < 1)):
-        # A probability; XGBoost refuses to load other values too.
+    if link == "logit" and not np.all((values >= 0) & (values <= 1)):
+        # A probability (0 and 1 are clamped below); XGBoost refuses to
+        # load other values too.
         raise MalformedModel(
             f"learner.learner_model_param.base_score {base_score!r:.60} must "
-            "be in (0, 1) for a logistic objective"
+            "be in [0, 1] for a logistic objective"
         )
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if link == "logit":
