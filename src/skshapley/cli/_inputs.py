@@ -7,7 +7,10 @@ them. Model libraries are imported only when such a file is given.
 """
 
 import contextlib
+import csv
+import gzip
 import importlib
+import io
 import os
 import sys
 from pathlib import Path
@@ -128,18 +131,96 @@ def _is_sklearn_class(name: str) -> bool:
         return False
 
 
-def read_data(path: Path) -> pd.DataFrame:
-    """The table in a CSV or Parquet file."""
+# Bytes of data text read by default (decompressed, for .csv.gz; Parquet:
+# uncompressed column data). Reading numeric CSV text takes up to about 6
+# times its size in memory at its peak ("0," becomes an 8-byte float), and
+# the attributions as much again: 256 MiB of text needs about 2 GB.
+# --max-data-bytes raises or lowers it.
+DEFAULT_MAX_DATA_BYTES = 2**28
+
+
+class _CappedReader(io.RawIOBase):
+    """A binary stream that fails once more than ``limit`` bytes are read.
+
+    It reads through a decompressing stream as well as a plain file, so that
+    a small compressed file cannot expand into memory without bound.
+    """
+
+    def __init__(self, raw, limit: int, path: Path):
+        self._raw, self._limit, self._path = raw, limit, path
+        self._count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        count = self._raw.readinto(buffer)
+        self._count += count
+        if self._count > self._limit:
+            raise _too_large(self._path, self._limit, "holds")
+        return count
+
+
+def _too_large(path: Path, limit: int, verb: str) -> CommandError:
+    return CommandError(
+        f"data file {path} {verb} more than {limit:,} bytes of data (the limit "
+        "--max-data-bytes; decompressed, for .csv.gz); pass a larger "
+        "--max-data-bytes if you mean to read it"
+    )
+
+
+@contextlib.contextmanager
+def _csv_stream(path: Path, limit: int):
+    """The file's (decompressed) bytes, at most ``limit`` of them."""
+    opener = gzip.open if suffix(path) == ".csv.gz" else open
+    with opener(path, "rb") as raw:
+        yield io.BufferedReader(_CappedReader(raw, limit, path))
+
+
+def read_data(path: Path, *, max_bytes: int = DEFAULT_MAX_DATA_BYTES) -> pd.DataFrame:
+    """The table in a CSV or Parquet file, of at most ``max_bytes`` of data.
+
+    Column names must be unique (pandas would rename a repeated CSV header
+    ``x`` to ``x.1``, and explain a column under a name the file does not
+    have).
+    """
     check_file(path, "data", DATA_SUFFIXES)
-    if suffix(path) in PARQUET_SUFFIXES:
-        _optional("pyarrow", "reading Parquet files")
-        reader = pd.read_parquet
-    else:
-        reader = pd.read_csv
     try:
-        return reader(path)
-    except (OSError, ValueError) as exc:  # pandas' and pyarrow's parse errors
+        if suffix(path) in PARQUET_SUFFIXES:
+            columns, data = _read_parquet(path, max_bytes)
+        else:
+            with _csv_stream(path, max_bytes) as stream:  # the header as written
+                text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
+                # (pandas names empty names "Unnamed: k", all different.)
+                columns = [name for name in next(csv.reader(text), []) if name]
+            with _csv_stream(path, max_bytes) as stream:
+                data = pd.read_csv(stream)
+    # pandas' and pyarrow's parse errors, gzip's (BadGzipFile is an OSError),
+    # and bytes that are not text (UnicodeDecodeError is a ValueError).
+    except (OSError, ValueError, EOFError, csv.Error) as exc:
         raise CommandError(f"cannot read data file {path}: {exc}") from exc
+    columns = pd.Index(columns)
+    repeated = sorted(set(map(str, columns[columns.duplicated()])))
+    if repeated:
+        raise CommandError(
+            f"data file {path} has repeated column names: {', '.join(repeated)}; "
+            "each column needs its own name"
+        )
+    return data
+
+
+def _read_parquet(path: Path, max_bytes: int):
+    """A Parquet file's column names and table, if its data is small enough."""
+    _optional("pyarrow", "reading Parquet files")
+    import pyarrow.parquet as pq
+
+    metadata = pq.ParquetFile(path).metadata
+    size = sum(
+        metadata.row_group(k).total_byte_size for k in range(metadata.num_row_groups)
+    )
+    if size > max_bytes:
+        raise _too_large(path, max_bytes, "has")
+    return pq.read_schema(path).names, pd.read_parquet(path)
 
 
 def prepare_data(

@@ -274,7 +274,6 @@ class ProductKernelExplainer(BaseExplainer):
     def _prepared(self, X) -> tuple[np.ndarray, pd.Index]:
         """The rows the kernel sees: validated, through a pipeline's steps."""
         if self._preprocess is None:
-            X = X.toarray() if sp.issparse(X) else X
             X, index = self._validate_X(X, allow_nan=False, allow_inf=False)
         else:
             index = X.index if isinstance(X, pd.DataFrame) else None

@@ -18,6 +18,7 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.svm import SVC, SVR, NuSVC, NuSVR
 from sklearn.utils.validation import check_is_fitted
 
+from .._errors import UnsupportedModelError
 from ._game import KernelComponent, KernelGame
 
 SUPPORTED_MODELS = (
@@ -47,7 +48,7 @@ def parse_kernel_model(model) -> KernelGame:
             # prior, so scikit-learn does not call it unfitted.
             check_is_fitted(model, fitted_attribute)
             return parse(model)
-    raise TypeError(
+    raise UnsupportedModelError(
         f"ProductKernelExplainer does not support {type(model).__name__}; "
         f"supported models: {', '.join(SUPPORTED_MODELS)}."
     )

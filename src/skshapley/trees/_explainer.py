@@ -8,6 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseExplainer, feature_names
 from .._groups import feature_players
+from .._input import float32_unless_float
 from .._threads import effective_n_threads
 from ..games._quadrature import (
     check_n_quadrature_points,
@@ -250,19 +251,24 @@ class TreeExplainer(BaseExplainer):
         }
 
     def _prepared(self, X):
-        """Validated rows, cast as the model casts its inputs."""
+        """Validated rows, cast and marked missing as the model does it."""
         ensemble = self.ensemble_
+        # LightGBM's cast depends on X's own dtypes, lost in the float64 copy.
+        to_float32 = ensemble.float32_inputs or (
+            ensemble.float32_unless_float and float32_unless_float(X)
+        )
         X, index = self._validate_X(
             X,
             allow_nan=ensemble.allow_nan,
             allow_inf=ensemble.allow_inf,
             categories_as_codes=ensemble.categories_as_codes,
             category_levels=ensemble.category_levels,
+            categorical_features=ensemble.categorical_features,
             unknown_categories=ensemble.unknown_categories,
         )
-        if ensemble.float32_inputs:
+        if to_float32:
             # X is our own copy: round it to float32 values in place.
-            chunk = max(1, _CAST_CHUNK_VALUES // X.shape[1])
+            chunk = max(1, _CAST_CHUNK_VALUES // max(1, X.shape[1]))
             with np.errstate(over="ignore"):
                 for begin in range(0, len(X), chunk):
                     rows = X[begin : begin + chunk]
@@ -272,6 +278,11 @@ class TreeExplainer(BaseExplainer):
                     "X contains values too large for float32, which the model "
                     "compares in."
                 )
+        missing = ensemble.missing_value
+        if not np.isnan(missing):
+            if to_float32:  # XGBoost compares float32 inputs with float32(missing)
+                missing = float(np.float32(missing))
+            X[np.equal(X, missing)] = np.nan
         if ensemble.categorical_features:
             columns = list(ensemble.categorical_features)
             rounding = np.floor if ensemble.category_rounding == "floor" else np.trunc

@@ -133,6 +133,7 @@ def parse_lightgbm(model):
         raw_output=_raw_output(objective),
         feature_names=_feature_names(model, booster),
         categories_as_codes=True,
+        float32_unless_float=True,
         **_categorical_features(dump, booster, trees),
     )
 

@@ -116,6 +116,7 @@ def parse_xgboost(model):
     """
     booster = model.get_booster() if hasattr(model, "get_booster") else model
     best = None if model is booster else booster.attr("best_iteration")
+    # A Booster's missing value is a DMatrix setting, not stored in it.
     missing = getattr(model, "missing", None)
     return parse_document(
         json.loads(bytes(booster.save_raw(raw_format="json"))),
