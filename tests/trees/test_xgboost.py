@@ -556,6 +556,16 @@ def test_unsupported_models_raise(params, multi_output, match):
         TreeExplainer(model).fit()
 
 
+@pytest.mark.parametrize("missing", [0.0, -999.0, np.nan])
+def test_missing_value_is_recorded(missing):
+    # Inputs equal to the wrapper's `missing` are missing values; the table
+    # routes them as NaN (a Booster's missing value is NaN).
+    X, y = training_data()
+    model = xgb.XGBRegressor(n_estimators=2, n_jobs=1, missing=missing).fit(X, y)
+    np.testing.assert_equal(parse_xgboost(model).missing_value, missing)
+    assert np.isnan(parse_xgboost(model.get_booster()).missing_value)
+
+
 def test_large_categories_raise():
     X, y = training_data()
     X[:, 3] = X[:, 3] * 100  # codes up to 500

@@ -13,7 +13,6 @@ import importlib
 import io
 import json
 import os
-import re
 import sys
 import zipfile
 from pathlib import Path
@@ -23,6 +22,7 @@ import pandas as pd
 
 from .. import _limits
 from .._limits import DEFAULT_MAX_DATA_BYTES
+from ..trees._xgboost_file import read_xgboost_model
 from ._archive import check_skops_archive
 from ._trust import schema_types, untrusted
 
@@ -65,13 +65,14 @@ def load_model(path: Path, *, trust_pickle: bool):
     check_file(path, "model", MODEL_SUFFIXES)
     kind = suffix(path)
     if kind in _XGBOOST:
-        xgboost = _optional("xgboost", f"reading {path.name}")
+        # Read and checked by skshapley: XGBoost's own loader trusts the file
+        # (altered files crash it), and it need not be installed.
         try:
-            return xgboost.Booster(model_file=str(path))
-        except xgboost.core.XGBoostError as exc:
-            raise CommandError(
-                f"cannot read {path} as an XGBoost model: {_native_message(exc)}"
-            ) from exc
+            return read_xgboost_model(path)
+        except (ValueError, TypeError) as exc:
+            raise CommandError(f"cannot read {path}: {exc}") from exc
+        except OSError as exc:
+            raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from exc
     if kind in _LIGHTGBM:
         lightgbm = _optional("lightgbm", f"reading {path.name}")
         try:
@@ -283,12 +284,6 @@ def _optional(module: str, purpose: str, *, install: str | None = None):
         raise CommandError(
             f"{purpose} needs {package}, which is not installed: pip install {package}"
         ) from exc
-
-
-def _native_message(exc: Exception) -> str:
-    """A native library's error without its source location and stack trace."""
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
-    return re.sub(r"^\[[\d:]+\] \S+:\d+: ", "", first)
 
 
 @contextlib.contextmanager

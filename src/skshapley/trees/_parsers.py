@@ -49,6 +49,8 @@ _PARSERS = {
             "Booster",
         )
     },
+    # An XGBoost file read by skshapley itself (the command's .json / .ubj).
+    ("skshapley.", "XGBoostModel"): ("._xgboost_file", "parse_xgboost_file"),
 }
 
 # What the unsupported-model error names: the families, in one short line
