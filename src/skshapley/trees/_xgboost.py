@@ -42,6 +42,7 @@ import json
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
+from .._errors import UnsupportedModelError
 from .._limits import MAX_FEATURES, MAX_OUTPUTS
 from . import _xgboost_document as doc
 from ._table import concatenate_trees
@@ -204,7 +205,7 @@ def _ensemble(document, missing_value, classes, best_iteration):
         doc.mapping(learner, "objective", "learner"), "name", "learner.objective"
     )
     if objective not in _OBJECTIVES:
-        raise TypeError(
+        raise UnsupportedModelError(
             f"XGBoost objective {objective!r:.60} is not supported: its base "
             "score's link to the margin is unknown."
         )
@@ -279,7 +280,7 @@ def _forest(learner):
         gradient_booster = doc.mapping(gradient_booster, "gbtree", path)
         path = f"{path}.gbtree"
     elif kind != "gbtree":
-        raise TypeError(
+        raise UnsupportedModelError(
             f"XGBoost booster {kind!r:.60} is not supported: only tree boosters "
             "('gbtree', 'dart') are sums of trees."
         )

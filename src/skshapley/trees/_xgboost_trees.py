@@ -9,6 +9,7 @@ loop or grow.
 
 import numpy as np
 
+from .._errors import UnsupportedModelError
 from .._limits import MAX_OUTPUTS
 from . import _xgboost_document as doc
 from ._table import BITSET_WORDS
@@ -38,7 +39,7 @@ def parse_tree(tree_json, path, output, weight, n_features):
         param, "size_leaf_vector", ppath, low=0, high=MAX_OUTPUTS, default=1
     )
     if width > 1:
-        raise TypeError(
+        raise UnsupportedModelError(
             "XGBoost multi-output trees (multi_strategy='multi_output_tree') "
             "are not supported; train with one_output_per_tree."
         )
@@ -211,7 +212,7 @@ def _set_categorical_nodes(tree, tree_json, path, new_index):
         if np.any(listed < 0):
             raise MalformedModel(f"{path}: node {old} lists a negative category")
         if listed.size and listed.max() >= 32 * BITSET_WORDS:
-            raise TypeError(
+            raise UnsupportedModelError(
                 f"XGBoost categorical split on category {listed.max()}: the tree "
                 f"table's bitsets hold categories 0..{32 * BITSET_WORDS - 1} only."
             )
