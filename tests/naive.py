@@ -470,3 +470,65 @@ def shapley_of_tables(tables, groups=None):
         tables = np.column_stack([quotient_table(t, groups) for t in tables.T])
         d = len(groups)
     return np.column_stack([shapley_by_enumeration(t, d) for t in tables.T])
+
+
+# ---------------------------------------------------------------------------
+# Trees of any depth: no recursion, and covers of any size (zero included).
+
+
+def path_dependent_value_by_leaves(tree, goes_left, coalition):
+    """shap's path-dependent value function, summed over leaves, iteratively.
+
+    ``tree`` has arrays ``left``, ``right`` (-1 at leaves), ``feature``,
+    ``cover`` and ``value`` (one value per node); ``goes_left[u]`` says
+    where the sample goes at internal node ``u``. Each leaf weighs its value
+    by the product, over the edges of its path, of ``[the sample takes the
+    edge]`` if the parent's feature is in ``coalition``, else the cover
+    ratio ``cover[child] / cover[parent]`` (0 below a parent of zero cover:
+    a node without training mass passes none on). The products along the
+    paths are taken by pointer jumping (each node multiplies in its
+    ancestor's partial product, doubling the reach each pass), so trees of
+    any depth take O(n_nodes log depth) work and no recursion.
+    """
+    left, right = np.asarray(tree["left"]), np.asarray(tree["right"])
+    feature, cover = np.asarray(tree["feature"]), np.asarray(tree["cover"], float)
+    n_nodes = len(left)
+    internal = np.flatnonzero(left >= 0)
+    parent = np.full(n_nodes, -1)
+    factor = np.ones(n_nodes)
+    known = np.isin(feature[internal], list(coalition))
+    for children, taken in (
+        (left[internal], goes_left[internal]),
+        (right[internal], ~goes_left[internal]),
+    ):
+        parent[children] = internal
+        ratio = np.zeros(len(internal))
+        massive = cover[internal] > 0
+        ratio[massive] = cover[children][massive] / cover[internal][massive]
+        factor[children] = np.where(known, taken.astype(float), ratio)
+    # reach[u]: the product over the edges from ancestor[u] down to u.
+    reach, ancestor = factor.copy(), parent
+    while (ancestor >= 0).any():
+        has, up = ancestor >= 0, np.maximum(ancestor, 0)
+        reach, ancestor = (
+            np.where(has, reach * reach[up], reach),
+            np.where(has, ancestor[up], -1),
+        )
+    leaves = left < 0
+    return float(reach[leaves] @ np.asarray(tree["value"], float)[leaves])
+
+
+def path_dependent_shapley_by_leaves(tree, goes_left, features):
+    """Shapley values of :func:`path_dependent_value_by_leaves` over ``features``.
+
+    Enumerates the ``2**len(features)`` coalitions; other features must not
+    be split on.
+    """
+    d = len(features)
+    table = [
+        path_dependent_value_by_leaves(
+            tree, goes_left, {features[j] for j in range(d) if mask >> j & 1}
+        )
+        for mask in range(2**d)
+    ]
+    return shapley_by_enumeration(np.array(table), d)

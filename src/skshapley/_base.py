@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
+from ._input import array_values, check_unique_columns, frame_values
+
 
 class BaseExplainer(BaseEstimator):
     """Input validation and output construction for the explainers.
@@ -26,63 +28,78 @@ class BaseExplainer(BaseEstimator):
         allow_inf: bool,
         categories_as_codes: bool = False,
         category_levels=None,
+        categorical_features=(),
         unknown_categories: str = "missing",
-    ):
-        """``X`` as a float64 array in the model's column order, and its index.
+    ) -> tuple[np.ndarray, pd.Index]:
+        """``X`` as a new float64 array in the model's column order, and its index.
 
-        DataFrame columns are matched by name; categorical columns become
-        their codes (missing or unknown: NaN) if ``categories_as_codes``,
-        counted in ``category_levels[j]`` (the training categories) where it
-        is given, else their values; categories missing from
-        ``category_levels[j]`` are missing values, or an error if
-        ``unknown_categories == "error"``. The caller's data is copied, never
-        modified.
+        DataFrame columns are matched by name (by position if the model
+        knows no names) and converted one by one (see
+        :func:`~skshapley._input.frame_values`: category columns become
+        their values, or their codes if ``categories_as_codes``, counted in
+        ``category_levels[j]`` where it is given; categories missing from it
+        are missing values, or an error if ``unknown_categories ==
+        "error"``). Anything else is read as an array of real numbers. The
+        caller's data is copied, never modified.
         """
-        if isinstance(X, pd.DataFrame) and not self._columns_by_name:
-            index = X.index  # the model knows no names: columns by position
-        elif isinstance(X, pd.DataFrame):
+        if isinstance(X, pd.DataFrame):
             index = X.index
-            columns = [str(column) for column in X.columns]
-            expected = list(self.feature_names_in_)
-            missing = [name for name in expected if name not in columns]
-            unknown = [name for name in columns if name not in expected]
-            if missing or unknown:
-                raise ValueError(
-                    "X's columns must be the model's features; "
-                    f"missing: {missing}, unknown: {unknown}."
-                )
-            X = X.set_axis(columns, axis=1)[expected]
-        else:
-            index = None
-        if isinstance(X, pd.DataFrame) and categories_as_codes:
-            levels = category_levels or [None] * X.shape[1]
-            X = pd.DataFrame(
-                {
-                    column: _category_codes(X[column], level, unknown_categories)
-                    for column, level in zip(X.columns, levels, strict=True)
-                },
-                index=X.index,
+            array = frame_values(
+                self._model_columns(X),
+                categories_as_codes=categories_as_codes,
+                category_levels=category_levels,
+                categorical_features=categorical_features,
+                unknown_categories=unknown_categories,
             )
-        try:
-            array = np.array(X, dtype=np.float64, copy=True, order="C")
-        except (TypeError, ValueError) as exc:
+        else:
+            array = array_values(X)
+            self._check_shape(array.shape)
+            index = pd.RangeIndex(len(array))
+        self._check_values(array, allow_nan=allow_nan, allow_inf=allow_inf)
+        return array, index
+
+    def _model_columns(self, X: pd.DataFrame) -> pd.DataFrame:
+        """A DataFrame's columns as the model's features, in the model's order."""
+        columns = [str(column) for column in X.columns]
+        check_unique_columns(columns)
+        if not self._columns_by_name:  # the model knows no names: by position
+            self._check_shape(X.shape)
+            return X
+        expected = list(self.feature_names_in_)
+        missing = [name for name in expected if name not in columns]
+        unknown = [name for name in columns if name not in expected]
+        if missing or unknown:
             raise ValueError(
-                "X must be an array-like of numbers (categories as their codes)."
-            ) from exc
-        if array.ndim != 2 or array.shape[1] != self.n_features_in_:
+                "X's columns must be the model's features; "
+                f"missing: {missing}, unknown: {unknown}."
+            )
+        return X.set_axis(columns, axis=1)[expected]
+
+    def _check_shape(self, shape: tuple[int, ...]) -> None:
+        """Raise unless ``shape`` is (n_samples, n_features_in_)."""
+        if len(shape) != 2 or shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X must have shape (n_samples, {self.n_features_in_}), the "
-                f"model's number of features; got shape {array.shape}."
+                f"model's number of features; got shape {shape}."
             )
-        if not allow_nan and np.isnan(array).any():
-            raise ValueError(
-                "X contains NaN, and the model has no rule for missing values."
+
+    def _check_values(self, array: np.ndarray, *, allow_nan: bool, allow_inf: bool):
+        """Raise if ``array`` holds NaN or infinity where the model refuses them."""
+        if not allow_nan:
+            self._refuse(
+                np.isnan(array),
+                "NaN (or a missing value), and the model has no rule for "
+                "missing values",
             )
-        if not allow_inf and np.isinf(array).any():
-            raise ValueError("X contains infinity, which the model rejects.")
-        if index is None:
-            index = pd.RangeIndex(len(array))
-        return array, index
+        if not allow_inf:
+            self._refuse(np.isinf(array), "infinity, which the model rejects")
+
+    def _refuse(self, found: np.ndarray, what: str) -> None:
+        """Raise a ValueError naming the first column where ``found`` is set."""
+        columns = np.flatnonzero(found.any(axis=0))
+        if len(columns):
+            name = self.feature_names_in_[columns[0]]
+            raise ValueError(f"X contains {what} (column {name!r}).")
 
     def __sklearn_clone__(self):
         """A new unfitted explainer of the same (fitted) model.
@@ -140,28 +157,6 @@ def feature_names(names, n_features: int) -> tuple[np.ndarray, bool]:
     if names is None:
         return np.asarray([f"x{j}" for j in range(n_features)], dtype=object), False
     return np.asarray([str(name) for name in names], dtype=object), True
-
-
-def _category_codes(column: pd.Series, levels, unknown: str) -> pd.Series:
-    """A categorical column's codes as floats (NaN where missing); others as is.
-
-    With ``levels`` (the training categories), codes are positions in it, as
-    the model counts them; values it does not list are missing, or raise a
-    ``ValueError`` if ``unknown == "error"``.
-    """
-    if not isinstance(column.dtype, pd.CategoricalDtype):
-        return column
-    if levels is not None:
-        recoded = column.cat.set_categories(list(levels))
-        unseen = column[recoded.isna() & column.notna()].unique().tolist()
-        if unseen and unknown == "error":
-            raise ValueError(
-                f"Column {column.name!r} has categories the model did not see "
-                f"in training: {unseen}."
-            )
-        column = recoded
-    codes = column.cat.codes.astype(np.float64)
-    return codes.where(codes >= 0)
 
 
 def _model_name(model) -> str:

@@ -32,6 +32,8 @@ def feature_players(groups, names: np.ndarray) -> tuple[np.ndarray | None, np.nd
         if not indices:
             raise ValueError(f"Group {group!r} has no features.")
         for j in indices:
+            if players[j] == len(player_names):
+                raise ValueError(f"Group {group!r} lists {names[j]!r} twice.")
             if players[j] >= 0:
                 raise ValueError(
                     f"Feature {names[j]!r} is in two groups: "

@@ -24,3 +24,16 @@ MAX_MODEL_FILE_BYTES = 2**31
 # Working memory of one thread of the compiled tree walk; the rows walked
 # together are chosen to fit it.
 MAX_SCRATCH_BYTES_PER_THREAD = 2**28
+
+# Bound on a tree model's output scale: the sum over trees of the largest
+# |leaf value| plus the largest |base offset|. Below it, raw outputs, base
+# values and Shapley values (each at most a small multiple of it) stay finite
+# in float64 (max ~1.8e308) with room for sums over rows.
+MAX_OUTPUT_SCALE = 1e300
+
+# Bytes of data text the command reads by default (decompressed, for .csv.gz;
+# Parquet: uncompressed column data). Reading numeric CSV text takes up to
+# about 6 times its size in memory at its peak ("0," becomes an 8-byte
+# float), and the attributions as much again: 256 MiB of text needs about
+# 2 GB. The command's --max-data-bytes raises or lowers it.
+DEFAULT_MAX_DATA_BYTES = 2**28

@@ -5,6 +5,8 @@ from numbers import Integral
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._input import real_values
+
 
 def check_count(value, name: str) -> int:
     """Return ``value`` as an int, or raise unless it is an integer >= 1."""
@@ -31,11 +33,21 @@ def check_finite_array(
     modified through it.
     """
     try:
-        array = np.ascontiguousarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
+        array = np.asarray(x)
+    except (TypeError, ValueError) as exc:  # ragged lists
         raise TypeError(
             f"{name} must be an array-like of real numbers, got {type(x).__name__}."
         ) from exc
+    # Complex numbers, strings and dates are refused, never truncated or parsed.
+    if array.dtype.kind not in "biufO":
+        raise TypeError(
+            f"{name} must be an array-like of real numbers, got "
+            f"{type(x).__name__} of dtype {array.dtype}."
+        )
+    try:
+        array = np.ascontiguousarray(real_values(array, name), dtype=np.float64)
+    except ValueError as exc:  # objects that are not real numbers
+        raise TypeError(f"{name} must be an array-like of real numbers: {exc}") from exc
     if ndim is not None and array.ndim not in ndim:
         allowed = " or ".join(f"{n}-D" for n in ndim)
         raise ValueError(f"{name} must be {allowed}, got shape {array.shape}.")

@@ -295,3 +295,84 @@ def test_efficiency(name):
         )
     assert_close(total, expected, EFFICIENCY_RTOL)
     assert_close(total, explainer.raw_predict(X), EFFICIENCY_RTOL)
+
+
+# ---- attributes as a tampered model file delivers them ---------------------
+
+
+def _fitted(model, n_classes=0):
+    rng = np.random.default_rng(5)
+    X = rng.uniform(0.1, 2.0, size=(30, 3))
+    y = X[:, 0] - X[:, 1] if not n_classes else np.arange(30) % n_classes
+    return clone(model).fit(X, y)
+
+
+def _set(model, path, value):
+    """Set the attribute at dotted ``path`` (e.g. ``kernel_.k2.length_scale``)."""
+    *owners, name = path.split(".")
+    for owner in owners:
+        model = getattr(model, owner)
+    setattr(model, name, value)
+
+
+@pytest.mark.parametrize(
+    ("model", "n_classes", "attribute", "value", "named"),
+    [
+        (KernelRidge(kernel="rbf", gamma=0.5), 0, "gamma", np.nan, "gamma"),
+        (KernelRidge(kernel="rbf", gamma=0.5), 0, "gamma", -1.0, "gamma"),
+        (KernelRidge(kernel="laplacian", gamma=0.5), 0, "gamma", np.inf, "gamma"),
+        (KernelRidge(kernel="chi2", gamma=0.5), 0, "gamma", "big", "gamma"),
+        (KernelRidge(kernel="rbf"), 0, "dual_coef_", np.array([np.nan] * 30),
+         "dual_coef_"),
+        (KernelRidge(kernel="rbf"), 0, "dual_coef_", np.ones(7), "dual coefficients"),
+        (KernelRidge(kernel="rbf"), 0, "X_fit_", np.full((30, 3), np.inf), "X_fit_"),
+        (KernelRidge(kernel="rbf"), 0, "X_fit_", np.array([["a"] * 3] * 30), "X_fit_"),
+        (SVR(), 0, "_gamma", -0.1, "gamma"),
+        (SVR(), 0, "support_vectors_", np.zeros((0, 3)), "support_vectors_"),
+        (SVR(), 0, "_intercept_", np.array([np.nan]), "intercept_"),
+        (SVC(), 3, "_n_support", np.array([1, 1, 1]), "n_support_"),
+        (SVC(), 2, "_intercept_", np.zeros(3), "intercept_"),
+        (SVC(), 2, "classes_", np.array([0]), "classes_"),
+        (GaussianProcessRegressor(C(2.0) * RBF([1.0] * 3), optimizer=None), 0,
+         "kernel_.k2.length_scale", np.array([1.0, 0.0, 1.0]), "length_scale"),
+        (GaussianProcessRegressor(C(2.0) * RBF(1.0), optimizer=None), 0,
+         "kernel_.k2.length_scale", np.nan, "length_scale"),
+        (GaussianProcessRegressor(C(2.0) * RBF(1.0), optimizer=None), 0,
+         "kernel_.k1.constant_value", -2.0, "constant_value"),
+        (GaussianProcessRegressor(RBF(1.0), optimizer=None), 0, "alpha_",
+         np.full(30, np.nan), "alpha_"),
+        (GaussianProcessRegressor(RBF(1.0), normalize_y=True, optimizer=None), 0,
+         "_y_train_std", np.inf, "_y_train_std"),
+        (GaussianProcessClassifier(RBF(1.0), optimizer=None), 2,
+         "base_estimator_.pi_",
+         np.full(30, np.nan), "pi_"),
+    ],
+)  # fmt: skip
+def test_bad_model_numbers_give_a_value_error_naming_them(
+    model, n_classes, attribute, value, named
+):
+    model = _fitted(model, n_classes)
+    _set(model, attribute, value)
+    with pytest.raises(ValueError, match=named):
+        ProductKernelExplainer(model).fit()
+
+
+@pytest.mark.parametrize("gamma", [0, 0.0])
+def test_zero_gamma_is_a_constant_model(gamma):
+    # scikit-learn accepts gamma = 0: every kernel value is 1, the model is
+    # constant and every attribution is exactly 0.
+    model = _fitted(KernelRidge(kernel="rbf", gamma=gamma))
+    X = np.random.default_rng(1).uniform(size=(4, 3))
+    explainer = ProductKernelExplainer(model).fit()
+    phi = explainer.explain(X)
+    assert np.all(phi.to_numpy() == 0.0)
+    np.testing.assert_allclose(explainer.expected_value_, model.predict(X), rtol=1e-12)
+
+
+def test_missing_attribute_gives_a_value_error():
+    # An attribute no check names (the fitted gamma) is missing,
+    # as a file may leave it: the parsers' last line of defence reports it.
+    model = _fitted(SVR())
+    del model._gamma
+    with pytest.raises(ValueError, match="malformed"):
+        ProductKernelExplainer(model).fit()

@@ -286,6 +286,29 @@ def test_residual_reports_a_violation(diabetes, tmp_path):
     assert relative == pytest.approx(0.25 / largest, rel=1e-9)
 
 
+def test_explain_callable_gives_the_values(diabetes, tmp_path):
+    # The command explains in chunks (Ctrl-C, progress) through ``explain``;
+    # the report shows what it returns.
+    explainer, X = diabetes
+    calls = []
+
+    def shifted_in_halves(rows):
+        calls.append(len(rows))
+        half = len(rows) // 2
+        parts = [
+            explainer.explain(rows.iloc[:half]),
+            explainer.explain(rows.iloc[half:]),
+        ]
+        return pd.concat(parts) + 0.125
+
+    path = report(explainer, X, tmp_path / "chunks.html", explain=shifted_in_halves)
+    page, _ = check_report(path, n_images=n_figures(10, len(X)))
+    assert calls == [len(X)]
+    residual, _ = reported_residual(page)
+    # Each row's 10 values are shifted by 0.125: its sum by 1.25.
+    assert residual == pytest.approx(1.25, rel=1e-9)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
@@ -294,6 +317,7 @@ def test_residual_reports_a_violation(diabetes, tmp_path):
         ({"max_display": 2.5}, TypeError, "max_display must be an int"),
         ({"output": "nope"}, ValueError, r"output must be one of .*'nope'"),
         ({"title": 3}, TypeError, "title must be a str"),
+        ({"explain": "phi"}, TypeError, "explain must be a callable or None"),
     ],
 )
 def test_bad_parameters(diabetes, tmp_path, kwargs, error, match):

@@ -14,6 +14,7 @@ from sklearn.ensemble import (
     HistGradientBoostingRegressor,
 )
 
+from skshapley import TreeExplainer
 from skshapley.trees._hist_gradient_boosting import parse_hist_gradient_boosting
 
 # The table adds the same leaf values to the same base offset in the same
@@ -202,3 +203,54 @@ def test_path_dependent_efficiency(kind):
         empty = path_dependent_value(table, x, set())
         raw = model._raw_predict(x[None])[0]
         np.testing.assert_allclose(phi.sum(axis=0), raw - empty, rtol=0, atol=1e-12)
+
+
+# ---- attributes as a tampered model file delivers them ---------------------
+
+
+def _categorical_model():
+    rng = np.random.default_rng(2)
+    X = np.column_stack([rng.normal(size=200), rng.integers(0, 5, size=200)])
+    y = X[:, 0] + (X[:, 1] == 3)
+    return HistGradientBoostingRegressor(
+        max_iter=3, categorical_features=[1], random_state=0
+    ).fit(X, y)
+
+
+def _tamper_known_categories(model):
+    # The bin mapper's own bitset writer has no bounds checks: a code of 300
+    # would be written past its 8 words.
+    model._bin_mapper.bin_thresholds_[0] = np.array([0.0, 1.0, 300.0])
+
+
+def _tamper_feature(model):
+    model._predictors[0][0].nodes["feature_idx"][0] = 7
+
+
+def _tamper_count(model):
+    model._predictors[0][0].nodes["count"][1] = 10**6
+
+
+def _tamper_nodes_dtype(model):
+    model._predictors[0][0].nodes = np.zeros(3)
+
+
+def _tamper_iteration(model):
+    model._predictors[0].append(model._predictors[0][0])
+
+
+@pytest.mark.parametrize(
+    ("tamper", "message"),
+    [
+        (_tamper_known_categories, "codes 0..255"),
+        (_tamper_feature, "splits on a feature"),
+        (_tamper_count, "covers"),
+        (_tamper_nodes_dtype, "record type"),
+        (_tamper_iteration, "trees for 1 outputs"),
+    ],
+)
+def test_tampered_model_gives_value_error(tamper, message):
+    model = _categorical_model()
+    tamper(model)
+    with pytest.raises(ValueError, match=message):
+        TreeExplainer(model).fit()

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from skshapley._limits import MAX_FEATURES, MAX_OUTPUTS
 from skshapley.trees._table import concatenate_trees
 
 
@@ -49,3 +50,39 @@ def test_a_well_formed_stump_is_accepted():
 def test_malformed_node_arrays_are_refused(changes):
     with pytest.raises(ValueError, match="malformed"):
         build(stump(**changes))
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"threshold": np.array([0.5, 0.0])},  # per-node arrays of other lengths
+        {"cover": np.array([10.0, 4.0, 6.0, 1.0])},
+        {"missing_left": np.zeros(2)},
+        {"value": np.array([1.0, 2.0, 3.0])},  # not (n_nodes, width)
+        {"category_bitset": np.zeros((3, 7))},
+    ],
+)
+def test_per_node_arrays_of_the_wrong_shape_are_refused(changes):
+    # The kernels index every array by node: a short one would be read past
+    # its end.
+    with pytest.raises(ValueError, match="malformed"):
+        build(stump(**changes))
+
+
+def test_too_many_features_or_outputs_are_refused_before_any_array():
+    fields = {
+        "float32_inputs": False, "allow_nan": False, "allow_inf": False,
+        "output_names": ("y",), "raw_output": "value",
+    }  # fmt: skip
+    with pytest.raises(ValueError, match=f"at most {MAX_FEATURES}"):
+        concatenate_trees(
+            [stump()], base_offset=[0.0], n_features=MAX_FEATURES + 1, **fields
+        )
+    with pytest.raises(ValueError, match=f"{MAX_OUTPUTS + 1} outputs; at most"):
+        concatenate_trees(
+            [stump()], base_offset=np.zeros(MAX_OUTPUTS + 1), n_features=2, **fields
+        )
+    with pytest.raises(ValueError, match="no trees"):
+        concatenate_trees([], base_offset=[0.0], n_features=2, **fields)
+    with pytest.raises(ValueError, match="base score is not finite"):
+        concatenate_trees([stump()], base_offset=[np.nan], n_features=2, **fields)

@@ -15,6 +15,7 @@ from functools import cache
 
 import numpy as np
 import pytest
+from limited import run_limited
 from naive import path_dependent_shapley, path_dependent_value, predict_ensemble
 from sklearn.base import clone, is_classifier
 from sklearn.ensemble import (
@@ -412,3 +413,125 @@ def test_deep_tree():
     shap = pytest.importorskip("shap")
     expected = shap.TreeExplainer(model).shap_values(X[:50])
     assert_close(phi.to_numpy(), expected, SHAP_RTOL)
+
+
+# ---- gradient boosting's initial prediction, and models from files --------
+
+
+def _boosting_data(n_classes):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(80, 3))
+    y = X[:, 0] + rng.normal(scale=0.3, size=80)
+    if n_classes:
+        y = np.digitize(y, np.quantile(y, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    return X, y, rng.uniform(0.1, 3.0, size=80)
+
+
+@pytest.mark.parametrize(
+    ("model", "n_classes", "weighted"),
+    [
+        (GradientBoostingRegressor(n_estimators=5), 0, False),
+        (GradientBoostingRegressor(n_estimators=5, loss="huber"), 0, True),
+        (
+            GradientBoostingRegressor(n_estimators=5, loss="quantile", alpha=0.3),
+            0,
+            True,
+        ),
+        (GradientBoostingRegressor(n_estimators=5, init="zero"), 0, False),
+        (GradientBoostingClassifier(n_estimators=5), 2, False),
+        (GradientBoostingClassifier(n_estimators=5), 2, True),
+        (GradientBoostingClassifier(n_estimators=5, loss="exponential"), 2, True),
+        (GradientBoostingClassifier(n_estimators=5), 3, True),
+        (GradientBoostingClassifier(n_estimators=5, init="zero"), 3, False),
+    ],
+)
+def test_initial_prediction_without_predict(model, n_classes, weighted):
+    # The base offset comes from the initial estimator's attributes, not
+    # from calling predict; it must still match decision_function exactly.
+    X, y, weight = _boosting_data(n_classes)
+    model = clone(model).set_params(random_state=0)
+    model.fit(X, y, sample_weight=weight if weighted else None)
+    explainer = TreeExplainer(model).fit()
+    raw = model.decision_function(X) if n_classes else model.predict(X)
+    # Summing the trees in another order than scikit-learn: a few ulps.
+    np.testing.assert_allclose(
+        explainer.raw_predict(X).reshape(raw.shape), raw, rtol=1e-12, atol=1e-12
+    )
+
+
+def test_tampered_boosting_tree_is_refused_before_predict_runs(tmp_path):
+    # A child pointing back to the root would make scikit-learn's predict
+    # loop forever; the parser must refuse it before anything predicts.
+    code = """
+import numpy as np
+from sklearn.ensemble import GradientBoostingRegressor
+from skshapley import TreeExplainer
+X = np.random.default_rng(0).normal(size=(50, 2))
+model = GradientBoostingRegressor(n_estimators=2, max_depth=2).fit(X, X[:, 0])
+tree = model.estimators_[0, 0].tree_
+state = tree.__getstate__()
+state["nodes"]["left_child"][1] = 0
+tree.__setstate__(state)
+try:
+    TreeExplainer(model).fit()
+except ValueError as exc:
+    print("refused:", exc)
+"""
+    status, out, err = run_limited([], cwd=tmp_path, code=code, cpu_seconds=60)
+    assert status == 0, err
+    assert out.startswith("refused: The model's"), out
+
+
+@pytest.mark.parametrize(
+    ("attribute", "value"),
+    [
+        ("estimators_", "not trees"),
+        ("estimators_", [1, 2]),
+        ("n_features_in_", 10**12),
+        ("n_features_in_", "3"),
+        ("classes_", np.arange(5)),
+        ("n_outputs_", 0),
+    ],
+)
+def test_forest_with_wrong_attribute_types_gives_value_error(attribute, value):
+    X, y, _ = _boosting_data(3)
+    model = RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)
+    setattr(model, attribute, value)
+    with pytest.raises(ValueError, match=r"(?i)model|forest|classes|tree"):
+        TreeExplainer(model).fit()
+
+
+@pytest.mark.parametrize(
+    ("attribute", "value"),
+    [
+        ("estimators_", np.empty((0, 1), dtype=object)),
+        ("learning_rate", "fast"),
+        ("classes_", np.array([0])),
+    ],
+)
+def test_boosting_with_wrong_attributes_gives_value_error(attribute, value):
+    X, y, _ = _boosting_data(2)
+    model = GradientBoostingClassifier(n_estimators=2, random_state=0).fit(X, y)
+    setattr(model, attribute, value)
+    with pytest.raises(ValueError, match=r"(?i)model|classes"):
+        TreeExplainer(model).fit()
+
+
+def test_boosting_with_nan_initial_constant_gives_value_error():
+    X, y, _ = _boosting_data(0)
+    model = GradientBoostingRegressor(n_estimators=2).fit(X, y)
+    model.init_.constant_ = np.array([[np.nan]])
+    with pytest.raises(ValueError, match=r"init_\.constant_ must be finite"):
+        TreeExplainer(model).fit()
+
+
+@pytest.mark.parametrize("cover", [np.nan, -1.0, 0.0, 1e6])
+def test_tampered_cover_gives_value_error(cover):
+    # Covers weight the paths; a wrong one would break efficiency silently.
+    X, y, _ = _boosting_data(0)
+    model = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, y)
+    state = model.tree_.__getstate__()
+    state["nodes"]["weighted_n_node_samples"][1] = cover
+    model.tree_.__setstate__(state)
+    with pytest.raises(ValueError, match="covers"):
+        TreeExplainer(model).fit()

@@ -545,7 +545,6 @@ def test_pruned_trees_drop_deleted_nodes():
     ("params", "multi_output", "match"),
     [
         ({"booster": "gblinear"}, False, "gblinear"),
-        ({"missing": 0.0}, False, "missing=0.0"),
         ({"multi_strategy": "multi_output_tree"}, True, "multi-output trees"),
     ],
 )
@@ -555,6 +554,16 @@ def test_unsupported_models_raise(params, multi_output, match):
     model = xgb.XGBRegressor(n_estimators=2, n_jobs=1, **params).fit(X, target)
     with pytest.raises(TypeError, match=match):
         TreeExplainer(model).fit()
+
+
+@pytest.mark.parametrize("missing", [0.0, -999.0, np.nan])
+def test_missing_value_is_recorded(missing):
+    # Inputs equal to the wrapper's `missing` are missing values; the table
+    # routes them as NaN (a Booster's missing value is NaN).
+    X, y = training_data()
+    model = xgb.XGBRegressor(n_estimators=2, n_jobs=1, missing=missing).fit(X, y)
+    np.testing.assert_equal(parse_xgboost(model).missing_value, missing)
+    assert np.isnan(parse_xgboost(model.get_booster()).missing_value)
 
 
 def test_large_categories_raise():

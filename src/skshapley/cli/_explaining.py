@@ -1,11 +1,11 @@
 """Which explainer, explanations with a progress line, the attributions table."""
 
-import functools
 import time
 
 import numpy as np
 import pandas as pd
 
+from .._errors import UnsupportedModelError
 from ..kernels import ProductKernelExplainer
 from ..trees import TreeExplainer
 from ._inputs import CommandError
@@ -13,9 +13,10 @@ from ._inputs import CommandError
 # Tried in this order; the first that supports the model explains it.
 EXPLAINERS = (TreeExplainer, ProductKernelExplainer)
 
-# Rows in the first chunk of a long explanation; later chunks are sized to
-# take about _CHUNK_SECONDS each, so the progress line moves steadily.
-_FIRST_CHUNK = 256
+# Rows in the first chunk of an explanation; later chunks are sized to take
+# about _CHUNK_SECONDS each, so that Ctrl-C is handled within about that
+# time and the progress line moves steadily.
+_FIRST_CHUNK = 64
 _CHUNK_SECONDS = 0.5
 
 
@@ -32,12 +33,17 @@ def model_name(model) -> str:
 
 
 def make_explainer(model, groups: dict | None):
-    """The first explainer in :data:`EXPLAINERS` that supports ``model``, fitted."""
+    """The first explainer in :data:`EXPLAINERS` that supports ``model``, fitted.
+
+    Only an explainer's :class:`UnsupportedModelError` moves on to the next
+    explainer; its other errors are about this model (or a bug) and are
+    raised as they are, a ``ValueError`` as a :class:`CommandError`.
+    """
     refusals = []
     for cls in EXPLAINERS:
         try:
             return cls(model, groups=groups).fit()
-        except TypeError as exc:  # the explainer's "unsupported model" error
+        except UnsupportedModelError as exc:
             refusals.append(str(exc))
         except ValueError as exc:  # a model not fitted, a bad group, ...
             raise CommandError(str(exc)) from exc
@@ -91,15 +97,15 @@ class Progress:
 
 
 def explain_in_chunks(explain_rows, X: pd.DataFrame, progress: Progress):
-    """``explain_rows(X)``, in chunks of rows when progress is shown.
+    """``explain_rows(X)``, in chunks of rows that take about half a second.
 
-    Rows are explained independently, so the chunks' values are the
-    values of one call; ``phi.attrs`` numbers (quadrature points, error
-    bounds) are the largest over the chunks.
+    Python handles Ctrl-C (SIGINT) only between calls into compiled code,
+    which run for a whole chunk: chunks keep the command responsive to it,
+    whether or not progress is shown. Rows are explained independently, so
+    the chunks' values are the values of one call; ``phi.attrs`` numbers
+    (quadrature points, error bounds) are the largest over the chunks.
     """
     n_samples = len(X)
-    if not progress.enabled or n_samples <= _FIRST_CHUNK:
-        return explain_rows(X)
     start = time.perf_counter()
     chunks = []
     done, size = 0, _FIRST_CHUNK
@@ -108,25 +114,16 @@ def explain_in_chunks(explain_rows, X: pd.DataFrame, progress: Progress):
         chunks.append(explain_rows(X.iloc[done : done + size]))
         seconds = time.perf_counter() - began
         done += len(chunks[-1])
-        progress.update(done, n_samples, time.perf_counter() - start)
+        if done < n_samples or len(chunks) > 1:
+            progress.update(done, n_samples, time.perf_counter() - start)
         rate = size / max(seconds, 1e-3)
         size = max(1, int(np.clip(rate * _CHUNK_SECONDS, size // 4, size * 4)))
     progress.finish(n_samples, time.perf_counter() - start)
+    if len(chunks) == 1:
+        return chunks[0]
     phi = pd.concat(chunks)
     phi.attrs = _merged_attrs([chunk.attrs for chunk in chunks])
     return phi
-
-
-def with_progress(explainer, progress: Progress):
-    """The explainer, whose ``explain`` now shows progress on long inputs.
-
-    The report calls ``explainer.explain`` itself (and times it), so the
-    method is replaced, on this one instance only.
-    """
-    explainer.explain = functools.partial(
-        explain_in_chunks, explainer.explain, progress=progress
-    )
-    return explainer
 
 
 def attributions_table(phi: pd.DataFrame, explainer, output=None) -> pd.DataFrame:

@@ -7,14 +7,24 @@ them. Model libraries are imported only when such a file is given.
 """
 
 import contextlib
+import csv
+import gzip
 import importlib
+import io
+import json
 import os
-import re
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from .. import _limits
+from .._limits import DEFAULT_MAX_DATA_BYTES
+from ..trees._xgboost_file import read_xgboost_model
+from ._archive import check_skops_archive
+from ._trust import schema_types, untrusted
 
 
 class CommandError(Exception):
@@ -55,13 +65,14 @@ def load_model(path: Path, *, trust_pickle: bool):
     check_file(path, "model", MODEL_SUFFIXES)
     kind = suffix(path)
     if kind in _XGBOOST:
-        xgboost = _optional("xgboost", f"reading {path.name}")
+        # Read and checked by skshapley: XGBoost's own loader trusts the file
+        # (altered files crash it), and it need not be installed.
         try:
-            return xgboost.Booster(model_file=str(path))
-        except xgboost.core.XGBoostError as exc:
-            raise CommandError(
-                f"cannot read {path} as an XGBoost model: {_native_message(exc)}"
-            ) from exc
+            return read_xgboost_model(path)
+        except (ValueError, TypeError) as exc:
+            raise CommandError(f"cannot read {path}: {exc}") from exc
+        except OSError as exc:
+            raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from exc
     if kind in _LIGHTGBM:
         # Read and checked by skshapley itself: LightGBM's own loader
         # crashes on damaged files, and is not needed to explain them.
@@ -89,55 +100,132 @@ def load_model(path: Path, *, trust_pickle: bool):
 
 
 def _load_skops(path: Path, *, trust_pickle: bool):
-    """A skops file's model, if every type in it is trusted.
+    """A skops file's model, if its sizes are bounded and its types trusted.
 
-    Trusted are the types skops trusts by default and scikit-learn's own
-    classes (tree models hold ``sklearn.tree._tree.Tree``, which skops does
-    not trust by default); ``--trust-pickle`` trusts everything else too.
+    The archive's sizes are checked first (``_archive.py``), then every type
+    the file names must be in skshapley's trust list (``_trust.py``), by its
+    defining module; ``--trust-pickle`` trusts every type, never the sizes.
     """
     sio = _optional("skops.io", f"reading {path.name}", install="skops")
     try:
-        untrusted = sio.get_untrusted_types(file=path)
-        refused = [name for name in untrusted if not _is_sklearn_class(name)]
-        if refused and not trust_pickle:
-            raise CommandError(
-                f"refusing to load {path}: it contains types that skops does not "
-                f"trust: {', '.join(refused)}. Pass --trust-pickle if you trust "
-                "the file."
-            )
-        return sio.load(path, trusted=untrusted)
+        check_skops_archive(path, _limits.MAX_MODEL_FILE_BYTES)
+        with zipfile.ZipFile(path) as archive:
+            schema = json.loads(archive.read("schema.json"))
+        names = schema_types(schema)
+        # Refused before skops reads the file: its reader validates some
+        # nodes as it builds them.
+        if not trust_pickle:
+            _refuse_untrusted(path, names)
+        # skops' own list adds what its loaders build from names inside
+        # values (a random generator's bit generator).
+        names |= set(sio.get_untrusted_types(file=path))
+        if not trust_pickle:
+            _refuse_untrusted(path, names)
+        return sio.load(path, trusted=sorted(names))
     except CommandError:
         raise
-    # A damaged or hostile file may fail anywhere in skops' reader.
+    # A damaged or hostile file may fail anywhere in zipfile, json or skops'
+    # reader, and a trusted file may run code that raises anything at all.
     except Exception as exc:
         raise CommandError(
             f"cannot read {path} as a skops file: {type(exc).__name__}: {exc}"
         ) from exc
 
 
-def _is_sklearn_class(name: str) -> bool:
-    """Whether ``name`` ("module.Class") is a class of scikit-learn."""
-    module, _, attribute = name.rpartition(".")
-    if module != "sklearn" and not module.startswith("sklearn."):
-        return False
-    try:
-        return isinstance(getattr(importlib.import_module(module), attribute), type)
-    except (ImportError, AttributeError):
-        return False
+def _refuse_untrusted(path: Path, names: set[str]) -> None:
+    """Fail, naming them, if some of the file's type ``names`` are not trusted."""
+    refused = untrusted(names)
+    if refused:
+        shown = ", ".join(refused[:5])
+        more = f" and {len(refused) - 5} more" if len(refused) > 5 else ""
+        raise CommandError(
+            f"refusing to load {path}: it names types that skshapley does not "
+            f"trust: {shown}{more}. Pass --trust-pickle if you trust the file."
+        )
 
 
-def read_data(path: Path) -> pd.DataFrame:
-    """The table in a CSV or Parquet file."""
+class _CappedReader(io.RawIOBase):
+    """A binary stream that fails once more than ``limit`` bytes are read.
+
+    It reads through a decompressing stream as well as a plain file, so that
+    a small compressed file cannot expand into memory without bound.
+    """
+
+    def __init__(self, raw, limit: int, path: Path):
+        self._raw, self._limit, self._path = raw, limit, path
+        self._count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        count = self._raw.readinto(buffer)
+        self._count += count
+        if self._count > self._limit:
+            raise _too_large(self._path, self._limit, "holds")
+        return count
+
+
+def _too_large(path: Path, limit: int, verb: str) -> CommandError:
+    return CommandError(
+        f"data file {path} {verb} more than {limit:,} bytes of data (the limit "
+        "--max-data-bytes; decompressed, for .csv.gz); pass a larger "
+        "--max-data-bytes if you mean to read it"
+    )
+
+
+@contextlib.contextmanager
+def _csv_stream(path: Path, limit: int):
+    """The file's (decompressed) bytes, at most ``limit`` of them."""
+    opener = gzip.open if suffix(path) == ".csv.gz" else open
+    with opener(path, "rb") as raw:
+        yield io.BufferedReader(_CappedReader(raw, limit, path))
+
+
+def read_data(path: Path, *, max_bytes: int = DEFAULT_MAX_DATA_BYTES) -> pd.DataFrame:
+    """The table in a CSV or Parquet file, of at most ``max_bytes`` of data.
+
+    Column names must be unique (pandas would rename a repeated CSV header
+    ``x`` to ``x.1``, and explain a column under a name the file does not
+    have).
+    """
     check_file(path, "data", DATA_SUFFIXES)
-    if suffix(path) in PARQUET_SUFFIXES:
-        _optional("pyarrow", "reading Parquet files")
-        reader = pd.read_parquet
-    else:
-        reader = pd.read_csv
     try:
-        return reader(path)
-    except (OSError, ValueError) as exc:  # pandas' and pyarrow's parse errors
+        if suffix(path) in PARQUET_SUFFIXES:
+            columns, data = _read_parquet(path, max_bytes)
+        else:
+            with _csv_stream(path, max_bytes) as stream:  # the header as written
+                text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
+                # (pandas names empty names "Unnamed: k", all different.)
+                columns = [name for name in next(csv.reader(text), []) if name]
+            with _csv_stream(path, max_bytes) as stream:
+                data = pd.read_csv(stream)
+    # pandas' and pyarrow's parse errors, gzip's (BadGzipFile is an OSError),
+    # and bytes that are not text (UnicodeDecodeError is a ValueError).
+    except (OSError, ValueError, EOFError, csv.Error) as exc:
         raise CommandError(f"cannot read data file {path}: {exc}") from exc
+    columns = pd.Index(columns)
+    repeated = sorted(set(map(str, columns[columns.duplicated()])))
+    if repeated:
+        raise CommandError(
+            f"data file {path} has repeated column names: {', '.join(repeated)}; "
+            "each column needs its own name"
+        )
+    return data
+
+
+def _read_parquet(path: Path, max_bytes: int):
+    """A Parquet file's column names and table, if its data is small enough."""
+    _optional("pyarrow", "reading Parquet files")
+    import pyarrow.parquet as pq
+
+    metadata = pq.ParquetFile(path).metadata
+    size = sum(
+        metadata.row_group(k).total_byte_size for k in range(metadata.num_row_groups)
+    )
+    if size > max_bytes:
+        raise _too_large(path, max_bytes, "has")
+    return pq.read_schema(path).names, pd.read_parquet(path)
 
 
 def prepare_data(
@@ -196,12 +284,6 @@ def _optional(module: str, purpose: str, *, install: str | None = None):
         raise CommandError(
             f"{purpose} needs {package}, which is not installed: pip install {package}"
         ) from exc
-
-
-def _native_message(exc: Exception) -> str:
-    """A native library's error without its source location and stack trace."""
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
-    return re.sub(r"^\[[\d:]+\] \S+:\d+: ", "", first)
 
 
 @contextlib.contextmanager

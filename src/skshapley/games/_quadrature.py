@@ -16,6 +16,7 @@ from numbers import Integral
 import numpy as np
 from scipy.special import roots_legendre
 
+from .._limits import MAX_QUADRATURE_POINTS
 from .._validation import check_count
 from . import _product_core
 
@@ -95,7 +96,7 @@ def gauss_legendre(n_points: int) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     n_points : int
-        Number of nodes, at least 1.
+        Number of nodes, from 1 to ``MAX_QUADRATURE_POINTS`` (65,536).
 
     Returns
     -------
@@ -115,7 +116,9 @@ def gauss_legendre(n_points: int) -> tuple[np.ndarray, np.ndarray]:
     >>> print(f"{weights @ nodes**3:.15f}")  # the integral of t**3 over [0, 1]
     0.250000000000000
     """
-    return _cached_rule(check_count(n_points, "n_points"))
+    n_points = check_count(n_points, "n_points")
+    _check_at_most_max_points(n_points, "n_points")
+    return _cached_rule(n_points)
 
 
 def exact_n_points(n_players: int) -> int:
@@ -147,19 +150,35 @@ def exact_n_points(n_players: int) -> int:
 
 
 def check_n_quadrature_points(n_quadrature_points) -> None:
-    """Raise ``ValueError`` unless the value is ``"auto"`` or an integer >= 1."""
+    """Raise ``ValueError`` unless the value is ``"auto"`` or an integer in
+    ``[1, MAX_QUADRATURE_POINTS]``."""
     if isinstance(n_quadrature_points, str) and n_quadrature_points == "auto":
         return
     if (
-        isinstance(n_quadrature_points, Integral)
-        and not isinstance(n_quadrature_points, bool)
-        and n_quadrature_points >= 1
+        not isinstance(n_quadrature_points, Integral)
+        or isinstance(n_quadrature_points, bool)
+        or n_quadrature_points < 1
     ):
-        return
-    raise ValueError(
-        'n_quadrature_points must be "auto" or an integer >= 1, '
-        f"got {n_quadrature_points!r}."
-    )
+        raise ValueError(
+            'n_quadrature_points must be "auto" or an integer from 1 to '
+            f"{MAX_QUADRATURE_POINTS}, got {n_quadrature_points!r}."
+        )
+    _check_at_most_max_points(n_quadrature_points, "n_quadrature_points")
+
+
+def _check_at_most_max_points(n_points: int, name: str) -> None:
+    """Refuse rules larger than ``MAX_QUADRATURE_POINTS``.
+
+    A rule's nodes cost O(n_points**2) to compute and every game's scratch
+    grows with them: 10**9 points would exhaust memory. The limit is the
+    exact rule for 131,072 players, and far more than float64 accuracy
+    needs for any game (see ``auto_n_points``).
+    """
+    if n_points > MAX_QUADRATURE_POINTS:
+        raise ValueError(
+            f"{name} must be at most {MAX_QUADRATURE_POINTS} (the limit on "
+            f"quadrature points), got {n_points!r}."
+        )
 
 
 def auto_n_points(
@@ -174,7 +193,9 @@ def auto_n_points(
     The exact rule while it has at most ``EXACT_AUTO_LIMIT`` points; beyond
     that, the fewest points whose Gauss–Legendre error bound (see
     :func:`error_bounds`) is below ``AUTO_TOLERANCE * max_S |v(S)|`` for every
-    player, and never more than the exact rule.
+    player, and never more than the exact rule. (The bound's points grow
+    like the square root of the players: ~10,000 for 10**7 players, far
+    below ``MAX_QUADRATURE_POINTS``.)
 
     Parameters
     ----------

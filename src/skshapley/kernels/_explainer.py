@@ -10,6 +10,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseExplainer, feature_names
 from .._groups import feature_players
+from .._malformed import malformed_model_errors
+from .._threads import effective_n_threads
 from .._validation import check_finite_array
 from ..games._product import solve_games
 from ..games._quadrature import check_n_quadrature_points
@@ -56,9 +58,10 @@ class ProductKernelExplainer(BaseExplainer):
         uses the exact rule ``ceil(d / 2)`` for ``d`` non-dummy players while
         it has at most 64 points; beyond that, the fewest points whose error
         bound is below one unit in the last place of ``|alpha_i|`` (see the
-        user guide). An integer forces that many.
+        user guide). An integer (at most 65,536) forces that many.
     n_jobs : int, default=None
-        OpenMP threads; ``None`` or ``-1`` means all CPUs.
+        OpenMP threads; ``None`` or ``-1`` means all CPUs. More threads than
+        the CPUs this process may use are not started.
 
     Attributes
     ----------
@@ -145,6 +148,7 @@ class ProductKernelExplainer(BaseExplainer):
             The fitted explainer.
         """
         check_n_quadrature_points(self.n_quadrature_points)
+        effective_n_threads(self.n_jobs)  # refuses a bad n_jobs before any work
         self._preprocess, estimator = _split_pipeline(self.model)
         game = parse_kernel_model(estimator)
         self.game_ = game
@@ -274,7 +278,6 @@ class ProductKernelExplainer(BaseExplainer):
     def _prepared(self, X) -> tuple[np.ndarray, pd.Index]:
         """The rows the kernel sees: validated, through a pipeline's steps."""
         if self._preprocess is None:
-            X = X.toarray() if sp.issparse(X) else X
             X, index = self._validate_X(X, allow_nan=False, allow_inf=False)
         else:
             index = X.index if isinstance(X, pd.DataFrame) else None
@@ -295,6 +298,7 @@ def _partition(players: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return members.astype(np.intp), starts.astype(np.intp)
 
 
+@malformed_model_errors
 def _split_pipeline(model) -> tuple[Pipeline | None, object]:
     """A pipeline's preprocessing steps and final model (``None`` and the model)."""
     if not isinstance(model, Pipeline):
@@ -316,7 +320,16 @@ def _names_out(preprocess: Pipeline, default: np.ndarray) -> np.ndarray:
 
 def _transformed(preprocess: Pipeline, X, n_features: int) -> np.ndarray:
     """``X`` through the pipeline's preprocessing, as finite float64 rows."""
-    transformed = preprocess.transform(X)
+    try:
+        transformed = preprocess.transform(X)
+    # A pipeline read from a file may hold steps whose attributes have the
+    # wrong type or shape; scikit-learn then fails with a lookup or type error.
+    except (AttributeError, IndexError, KeyError, TypeError) as exc:
+        raise ValueError(
+            f"The pipeline's preprocessing failed on X ({type(exc).__name__}: "
+            f"{exc}): check X's columns and types; otherwise the model is "
+            "malformed (its file may be corrupt)."
+        ) from exc
     if sp.issparse(transformed):
         transformed = transformed.toarray()
     transformed = check_finite_array(

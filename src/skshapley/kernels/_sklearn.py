@@ -6,9 +6,14 @@ process kernel), ``SVR`` / ``NuSVR`` / ``SVC`` / ``NuSVC`` (``rbf``),
 kernels are sums of products of ``RBF`` and ``ConstantKernel`` (plus
 ``WhiteKernel``, which is zero between distinct points and so adds nothing at
 prediction).
+
+Models may come from files (skops), so every number read is checked
+(finite, in range, of the right shape) and a bad one is a ``ValueError``
+naming the attribute.
 """
 
 from itertools import product
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -18,6 +23,9 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.svm import SVC, SVR, NuSVC, NuSVR
 from sklearn.utils.validation import check_is_fitted
 
+from .._errors import UnsupportedModelError
+from .._limits import MAX_FEATURES, MAX_OUTPUTS
+from .._malformed import malformed_model_errors
 from ._game import KernelComponent, KernelGame
 
 SUPPORTED_MODELS = (
@@ -35,11 +43,13 @@ _GP_KERNELS = (
 )
 
 
+@malformed_model_errors
 def parse_kernel_model(model) -> KernelGame:
     """The kernel game of a fitted scikit-learn product-kernel model.
 
-    Raises ``TypeError`` for other models and kernels, naming what is
-    supported, and ``NotFittedError`` for unfitted models.
+    Raises ``UnsupportedModelError`` (a ``TypeError``) for other models and
+    kernels, naming what is supported, ``NotFittedError`` for unfitted
+    models and ``ValueError`` for malformed ones (a tampered file).
     """
     for model_type, fitted_attribute, parse in _PARSERS:
         if isinstance(model, model_type):
@@ -47,29 +57,29 @@ def parse_kernel_model(model) -> KernelGame:
             # prior, so scikit-learn does not call it unfitted.
             check_is_fitted(model, fitted_attribute)
             return parse(model)
-    raise TypeError(
+    raise UnsupportedModelError(
         f"ProductKernelExplainer does not support {type(model).__name__}; "
         f"supported models: {', '.join(SUPPORTED_MODELS)}."
     )
 
 
 def _kernel_ridge(model: KernelRidge) -> KernelGame:
-    reference = _dense(model.X_fit_)
+    reference = _reference(model.X_fit_, "X_fit_")
     n_features = reference.shape[1]
     if isinstance(model.kernel, gp_kernels.Kernel):
         terms = _gp_terms(model.kernel, n_features)
     elif isinstance(model.kernel, str) and model.kernel in _STRING_KERNELS:
         default = 1.0 if model.kernel == "chi2" else 1.0 / n_features
-        gamma = default if model.gamma is None else float(model.gamma)
+        gamma = default if model.gamma is None else _number(model.gamma, "gamma")
         distance = {"rbf": "squared", "laplacian": "absolute"}.get(model.kernel, "chi2")
         terms = [(1.0, {distance: np.full(n_features, gamma)})]
     else:
-        raise TypeError(
+        raise UnsupportedModelError(
             f"KernelRidge with kernel={_kernel_name(model.kernel)} is not a product "
             f"kernel; supported: {', '.join(map(repr, _STRING_KERNELS))} or a "
             f"Gaussian process kernel of {_GP_KERNELS}."
         )
-    dual = np.asarray(model.dual_coef_, dtype=np.float64)
+    dual = _finite(model.dual_coef_, "dual_coef_", ndim=(1, 2))
     return _game(
         model, reference, dual, terms, np.zeros(_n_columns(dual)),
         _target_names(dual), "value",
@@ -78,24 +88,52 @@ def _kernel_ridge(model: KernelRidge) -> KernelGame:
 
 def _svm(model) -> KernelGame:
     if model.kernel != "rbf":
-        raise TypeError(
+        raise UnsupportedModelError(
             f"{type(model).__name__} with kernel={_kernel_name(model.kernel)} is "
             "not a product kernel; supported: 'rbf'."
         )
-    reference = _dense(model.support_vectors_)
-    terms = [(1.0, {"squared": np.full(reference.shape[1], float(model._gamma))})]
-    intercept = np.asarray(model.intercept_, dtype=np.float64)
-    dual = _dense(model.dual_coef_)  # sparse after fitting on sparse data
-    if not isinstance(model, SVC | NuSVC):
+    reference = _reference(model.support_vectors_, "support_vectors_")
+    gamma = _number(model._gamma, "gamma")
+    terms = [(1.0, {"squared": np.full(reference.shape[1], gamma)})]
+    # What predict uses: libsvm's own coefficients (dual_coef_ and
+    # intercept_ are copies, negated for binary classifiers), as a file may
+    # hold them.
+    is_classifier = isinstance(model, SVC | NuSVC)
+    if model._impl != _LIBSVM_IMPLEMENTATION[type(model).__name__]:
+        raise ValueError(
+            f"The model's libsvm implementation {model._impl!r} is not that of "
+            f"{type(model).__name__}; the model file may be corrupt."
+        )
+    sign = -1.0 if is_classifier and len(_classes(model)) == 2 else 1.0
+    intercept = sign * _finite(model._intercept_, "intercept_", ndim=(1,))
+    # sparse after fitting on sparse data
+    dual = sign * _finite(_dense(model._dual_coef_), "dual_coef_", ndim=(2,))
+    if dual.shape[1] != len(reference):
+        raise ValueError(
+            f"The model's dual_coef_ has {dual.shape[1]} columns for "
+            f"{len(reference)} support vectors; the model file may be corrupt."
+        )
+    if not is_classifier:
         return _game(model, reference, dual.T, terms, intercept,
                      ("target",), "value")  # fmt: skip
-    classes = model.classes_
+    classes = _classes(model)
+    n_pairs = len(classes) * (len(classes) - 1) // 2
+    if dual.shape[0] != len(classes) - 1 or len(intercept) != n_pairs:
+        raise ValueError(
+            f"The model's dual_coef_ and intercept_ do not fit {len(classes)} "
+            "classes; the model file may be corrupt."
+        )
     if len(classes) == 2:
         weights, names = dual.T, (classes[1],)
     else:
         weights, names = _one_vs_one(model, dual)
     return _game(model, reference, weights, terms, intercept, names,
                  "decision function")  # fmt: skip
+
+
+_LIBSVM_IMPLEMENTATION = {
+    "SVC": "c_svc", "NuSVC": "nu_svc", "SVR": "epsilon_svr", "NuSVR": "nu_svr"
+}  # fmt: skip
 
 
 def _one_vs_one(model, dual: np.ndarray) -> tuple[np.ndarray, tuple]:
@@ -106,7 +144,18 @@ def _one_vs_one(model, dual: np.ndarray) -> tuple[np.ndarray, tuple]:
     those of class ``j`` with row ``i``.
     """
     classes = model.classes_
-    start = np.concatenate([[0], np.cumsum(model.n_support_)])
+    n_support = np.asarray(model.n_support_)
+    if (
+        n_support.shape != (len(classes),)
+        or n_support.dtype.kind not in "iu"
+        or np.any(n_support < 0)
+        or n_support.sum() != dual.shape[1]
+    ):
+        raise ValueError(
+            "The model's n_support_ does not count its support vectors per "
+            "class; the model file may be corrupt."
+        )
+    start = np.concatenate([[0], np.cumsum(n_support)])
     columns, names = [], []
     for i in range(len(classes)):
         for j in range(i + 1, len(classes)):
@@ -120,16 +169,21 @@ def _one_vs_one(model, dual: np.ndarray) -> tuple[np.ndarray, tuple]:
 
 
 def _gp_regressor(model: GaussianProcessRegressor) -> KernelGame:
-    reference = np.asarray(model.X_train_, dtype=np.float64)
-    if reference.ndim != 2:
-        raise TypeError(
+    if np.ndim(model.X_train_) != 2:
+        raise UnsupportedModelError(
             "GaussianProcessRegressor on non-vector inputs is not supported."
         )
+    reference = _reference(model.X_train_, "X_train_")
     terms = _gp_terms(model.kernel_, reference.shape[1])
     # predict: y_std * (K @ alpha_) + y_mean, with a 2-D single target squeezed.
-    dual = np.asarray(model.alpha_, dtype=np.float64)
-    std = np.asarray(model._y_train_std, dtype=np.float64)
-    mean = np.asarray(model._y_train_mean, dtype=np.float64)
+    dual = _finite(model.alpha_, "alpha_", ndim=(1, 2))
+    std = _finite(model._y_train_std, "_y_train_std", ndim=(0, 1))
+    mean = _finite(model._y_train_mean, "_y_train_mean", ndim=(0, 1))
+    if std.size not in (1, _n_columns(dual)) or mean.size not in (1, _n_columns(dual)):
+        raise ValueError(
+            "The model's target mean and scale do not fit its targets; the "
+            "model file may be corrupt."
+        )
     if dual.ndim == 2 and dual.shape[1] == 1:
         dual, std, mean = dual[:, 0], std.reshape(-1)[0], mean.reshape(-1)[0]
     intercept = np.broadcast_to(mean, (_n_columns(dual),)).astype(np.float64)
@@ -138,16 +192,24 @@ def _gp_regressor(model: GaussianProcessRegressor) -> KernelGame:
 
 
 def _gp_classifier(model: GaussianProcessClassifier) -> KernelGame:
-    if len(model.classes_) != 2:
-        raise TypeError(
+    classes = _classes(model)
+    if len(classes) != 2:
+        raise UnsupportedModelError(
             "ProductKernelExplainer supports binary GaussianProcessClassifier "
-            f"only; this one has {len(model.classes_)} classes."
+            f"only; this one has {len(classes)} classes."
         )
     laplace = model.base_estimator_
-    reference = np.asarray(laplace.X_train_, dtype=np.float64)
+    reference = _reference(laplace.X_train_, "base_estimator_.X_train_")
     terms = _gp_terms(laplace.kernel_, reference.shape[1])
     # The latent mean at x is k(x, X_train) @ (y_train - pi).
-    dual = np.asarray(laplace.y_train_ - laplace.pi_, dtype=np.float64)
+    y_train = _finite(laplace.y_train_, "base_estimator_.y_train_", ndim=(1,))
+    pi = _finite(laplace.pi_, "base_estimator_.pi_", ndim=(1,))
+    if not y_train.shape == pi.shape == (len(reference),):
+        raise ValueError(
+            "The model's y_train_ and pi_ do not fit its training points; the "
+            "model file may be corrupt."
+        )
+    dual = y_train - pi
     return _game(model, reference, dual, terms, np.zeros(1),
                  (model.classes_[1],), "latent mean")  # fmt: skip
 
@@ -176,22 +238,26 @@ def _gp_terms(kernel, n_features: int) -> list[tuple[float, dict]]:
             )
         ]
     if isinstance(kernel, gp_kernels.ConstantKernel):
-        return [(float(kernel.constant_value), {})]
+        return [(_number(kernel.constant_value, "ConstantKernel's constant_value"), {})]
     if isinstance(kernel, gp_kernels.WhiteKernel):
         return []
     is_rbf = type(kernel) is gp_kernels.RBF or (
         isinstance(kernel, gp_kernels.Matern) and np.isinf(kernel.nu)
     )
     if is_rbf:
-        length_scale = np.asarray(kernel.length_scale, dtype=np.float64)
+        length_scale = _finite(kernel.length_scale, "length_scale", ndim=(0, 1))
         if length_scale.ndim == 1 and len(length_scale) != n_features:
             raise ValueError(
                 f"The RBF kernel has {len(length_scale)} length scales for "
                 f"{n_features} features."
             )
+        if np.any(length_scale <= 0):
+            raise ValueError(
+                f"The RBF kernel's length_scale must be positive; got {length_scale}."
+            )
         gamma = np.broadcast_to(0.5 / length_scale**2, (n_features,))
         return [(1.0, {"squared": gamma.copy()})]
-    raise TypeError(
+    raise UnsupportedModelError(
         f"The kernel {kernel!r} ({type(kernel).__name__}) is not a product "
         f"kernel; supported: {_GP_KERNELS}."
     )
@@ -207,9 +273,22 @@ def _add_coefficients(first: dict, second: dict) -> dict:
 
 def _game(model, reference, dual, terms, intercept, output_names, raw_output):
     """Assemble the game: constant terms go to the intercept."""
-    weights = np.asarray(dual, dtype=np.float64).reshape(len(reference), -1)
-    zeros = np.zeros(reference.shape[1])
+    dual = np.asarray(dual, dtype=np.float64)
     intercept = np.array(intercept, dtype=np.float64)
+    n_outputs = len(output_names)
+    if len(dual) != len(reference) or dual.size != len(reference) * n_outputs:
+        raise ValueError(
+            f"The model has dual coefficients of shape {dual.shape} for "
+            f"{len(reference)} reference points and {n_outputs} outputs; the "
+            "model file may be corrupt."
+        )
+    if intercept.shape != (n_outputs,):
+        raise ValueError(
+            f"The model's intercept has shape {intercept.shape} for {n_outputs} "
+            "outputs; the model file may be corrupt."
+        )
+    weights = dual.reshape(len(reference), n_outputs)
+    zeros = np.zeros(reference.shape[1])
     components = []
     for constant, coefficients in terms:
         if not any(np.any(gamma != 0.0) for gamma in coefficients.values()):
@@ -235,11 +314,61 @@ def _game(model, reference, dual, terms, intercept, output_names, raw_output):
     )
 
 
+def _classes(model) -> np.ndarray:
+    """The classifier's ``classes_``: a 1-D array of 2 to MAX_OUTPUTS labels."""
+    classes = np.asarray(model.classes_)
+    if classes.ndim != 1 or not 2 <= len(classes) <= MAX_OUTPUTS:
+        raise ValueError(
+            f"The classifier's classes_ must be 2 to {MAX_OUTPUTS:,} labels; got "
+            f"shape {classes.shape}."
+        )
+    return classes
+
+
+def _number(value, name: str) -> float:
+    """``value`` if it is a finite nonnegative number (as scikit-learn requires)."""
+    if isinstance(value, bool) or not isinstance(value, Real | np.ndarray):
+        raise ValueError(f"The model's {name} must be a number; got {value!r}.")
+    if np.ndim(value) != 0 or not (np.isfinite(value) and value >= 0):
+        raise ValueError(
+            f"The model's {name} must be a finite number >= 0; got {value!r}."
+        )
+    return float(value)
+
+
+def _finite(value, name: str, *, ndim: tuple[int, ...]) -> np.ndarray:
+    """``value`` as a float64 array of finite numbers with ``ndim`` dimensions."""
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"The model's {name} must be numbers; got {type(value).__name__}."
+        ) from exc
+    if array.ndim not in ndim:
+        raise ValueError(
+            f"The model's {name} must have {' or '.join(map(str, ndim))} "
+            f"dimensions; got shape {array.shape}."
+        )
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"The model's {name} must be finite; it holds NaN or inf.")
+    return array
+
+
+def _reference(X, name: str) -> np.ndarray:
+    """Reference points: a non-empty finite C-contiguous float64 matrix."""
+    reference = np.ascontiguousarray(_finite(_dense(X), name, ndim=(2,)))
+    n_points, n_features = reference.shape
+    if n_points == 0 or not 1 <= n_features <= MAX_FEATURES:
+        raise ValueError(
+            f"The model's {name} must hold at least one point of 1 to "
+            f"{MAX_FEATURES:,} features; got shape {reference.shape}."
+        )
+    return reference
+
+
 def _dense(X) -> np.ndarray:
-    """Reference points as a C-contiguous float64 array (sparse densified)."""
-    if sp.issparse(X):
-        X = X.toarray()
-    return np.ascontiguousarray(X, dtype=np.float64)
+    """``X``, densified if sparse."""
+    return X.toarray() if sp.issparse(X) else X
 
 
 def _n_columns(dual: np.ndarray) -> int:

@@ -133,7 +133,7 @@ class ImportanceDisplay:
                     fontsize=9,
                     color=_style.MUTED,
                 )
-        ax.set_yticks(y, labels)
+        ax.set_yticks(y, _style.literals(labels))
         ax.set_ylim(-0.6, n_rows - 0.4)
         low, high = min(0.0, float(mean.min())), float(magnitude.max())
         span = (high - low) or 1.0

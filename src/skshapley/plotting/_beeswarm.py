@@ -163,7 +163,7 @@ class BeeswarmDisplay:
                 )
             )
         labels = [name for name, _ in rows]
-        ax.set_yticks(np.arange(n_rows)[::-1], labels)
+        ax.set_yticks(np.arange(n_rows)[::-1], _style.literals(labels))
         ax.set_ylim(-0.6, n_rows - 0.4)
         ax.set_xlabel(_style.shapley_label(self.raw_output))
         _style.style_axes(ax)

@@ -147,9 +147,9 @@ class DependenceDisplay:
                 ax, figure, x, y, cmap, size=size, alpha=alpha
             )
         if categories is not None:
-            ax.set_xticks(np.arange(len(categories)), categories)
-        ax.set_xlabel(str(self.feature))
-        ax.set_ylabel(f"Shapley value of {self.feature}")
+            ax.set_xticks(np.arange(len(categories)), _style.literals(categories))
+        ax.set_xlabel(_style.literal(self.feature))
+        ax.set_ylabel(_style.literal(f"Shapley value of {self.feature}"))
         _style.style_axes(ax, grid_axis="both")
         _style.set_output_title(ax, self.output)
         self.ax_, self.figure_ = ax, figure
@@ -172,8 +172,10 @@ class DependenceDisplay:
             ScalarMappable(norm=norm, cmap=cmap), ax=ax, aspect=30, pad=0.02
         )
         if categories is not None and len(categories) <= _LABELLED_CATEGORIES:
-            colorbar.set_ticks(np.arange(len(categories)), labels=categories)
-        colorbar.set_label(str(self.color_feature))
+            colorbar.set_ticks(
+                np.arange(len(categories)), labels=_style.literals(categories)
+            )
+        colorbar.set_label(_style.literal(self.color_feature))
         colorbar.ax.tick_params(labelsize=9, length=0)
         colorbar.outline.set_visible(False)
         return scatter, colorbar

@@ -86,7 +86,7 @@ class InteractionDisplay:
         )
         limit = float(np.abs(values).max()) or 1.0
         self.image_ = ax.imshow(values, cmap=cmap, vmin=-limit, vmax=limit)
-        names = [str(name) for name in frame.columns]
+        names = _style.literals(frame.columns)
         ax.set_xticks(
             np.arange(n_features),
             names,
@@ -94,7 +94,7 @@ class InteractionDisplay:
             ha="right",
             rotation_mode="anchor",
         )
-        ax.set_yticks(np.arange(n_features), [str(name) for name in frame.index])
+        ax.set_yticks(np.arange(n_features), _style.literals(frame.index))
         ax.tick_params(length=0, labelsize=10)
         ax.spines[:].set_visible(False)
         # White lines between the cells.
@@ -118,7 +118,7 @@ class InteractionDisplay:
                     )
                 )
         self.colorbar_ = figure.colorbar(self.image_, ax=ax, aspect=30, pad=0.03)
-        self.colorbar_.set_label(self.colorbar_label)
+        self.colorbar_.set_label(_style.literal(self.colorbar_label))
         self.colorbar_.outline.set_visible(False)
         self.colorbar_.ax.tick_params(labelsize=9)
         self.ax_, self.figure_ = ax, figure

@@ -80,10 +80,25 @@ def style_axes(ax, *, grid_axis: str = "x") -> None:
     ax.tick_params(labelsize=10)
 
 
+def literal(text) -> str:
+    """``text`` as matplotlib must draw it: as written, never as math.
+
+    matplotlib reads text between two ``$`` as TeX math, and fails on names
+    such as ``a$b$\\frac`` taken from data; an escaped ``\\$`` is drawn as
+    a plain ``$`` (and then no other character is special).
+    """
+    return str(text).replace("$", r"\$")
+
+
+def literals(texts) -> list[str]:
+    """:func:`literal` of each of ``texts``."""
+    return [literal(text) for text in texts]
+
+
 def set_output_title(ax, output) -> None:
     """Title ``output: <name>`` when one of several outputs is shown."""
     if output is not None:
-        ax.set_title(f"output: {output}", fontsize=12, loc="left")
+        ax.set_title(literal(f"output: {output}"), fontsize=12, loc="left")
 
 
 def shapley_label(raw_output: str | None) -> str:
@@ -95,7 +110,7 @@ def output_label(raw_output: str | None) -> str:
     """What the model's explained output is called on an axis."""
     if raw_output in (None, "value"):
         return "model output"
-    return f"model output, {raw_output}"
+    return literal(f"model output, {raw_output}")
 
 
 def format_value(value, digits: int = 3) -> str:

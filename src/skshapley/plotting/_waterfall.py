@@ -159,7 +159,7 @@ class WaterfallDisplay:
             ),
         ]
         ax.set_ylim(bottom, top)
-        ax.set_yticks(np.arange(n_rows), labels[::-1])
+        ax.set_yticks(np.arange(n_rows), _style.literals(labels[::-1]))
         ax.set_xlabel(_style.output_label(self.raw_output).capitalize())
         _style.style_axes(ax)
         _room_for_texts(ax, texts, low, low + span)

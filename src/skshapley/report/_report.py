@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._importance import importance
 from . import _figures, _sections
-from ._data import explain
+from ._data import explained
 from ._html import Markup, element, join, void
 from ._style import CSS
 
@@ -27,6 +27,7 @@ def report(
     top_k: int = 4,
     max_display: int = 20,
     output=None,
+    explain=None,
 ) -> Path:
     """Explain ``X`` and write a self-contained HTML report of the attributions.
 
@@ -69,6 +70,11 @@ def report(
         For models with several outputs (classes, targets): the output the
         tables and figures are about, by name; ``None`` is the first. The
         efficiency residual covers every output.
+    explain : callable, default=None
+        How the attributions are computed: ``explain(X)`` must return what
+        ``explainer.explain(X)`` does (for example the same, computed in
+        chunks with a progress line); the report times it. ``None`` calls
+        ``explainer.explain``.
 
     Returns
     -------
@@ -103,10 +109,37 @@ def report(
     _check_count("max_display", max_display, minimum=1)
     if title is not None and not isinstance(title, str):
         raise TypeError(f"title must be a str or None, got {type(title).__name__}.")
+    if explain is not None and not callable(explain):
+        raise TypeError(
+            f"explain must be a callable or None, got {type(explain).__name__}."
+        )
     check_is_fitted(explainer)
     _figures.require_matplotlib()
+    return write_report(
+        explainer, X, path, title=title, top_k=top_k, max_display=max_display,
+        output=output,
+        explain=explainer.explain if explain is None else explain,
+    )  # fmt: skip
 
-    ex = explain(explainer, X, output)
+
+def write_report(
+    explainer,
+    X,
+    path: str | os.PathLike,
+    *,
+    title: str | None,
+    top_k: int,
+    max_display: int,
+    output,
+    explain,
+    option: str = "output=",
+) -> Path:
+    """:func:`report`, its arguments checked; ``option`` chooses an output.
+
+    The report tells readers of a model with several outputs to choose one
+    with ``option`` (the command passes its ``--output NAME``).
+    """
+    ex = explained(explainer, X, output, explain)
     table = importance(ex.phi_out)
     facts = _explainer_facts(explainer)
     versions = _versions()
@@ -121,7 +154,7 @@ def report(
     ]
     sections = [
         _sections.summary(
-            facts, ex, output_note=_sections.output_note(ex, output is not None)
+            facts, ex, output_note=_sections.output_note(ex, output is not None, option)
         ),
         _sections.importance(table, ex, max_display),
         _sections.global_(ex, max_display),

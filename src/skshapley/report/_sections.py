@@ -111,15 +111,19 @@ def _card(label, value, detail) -> Markup:
     )
 
 
-def output_note(ex, chosen: bool) -> Markup | None:
-    """For several outputs: which one the report shows, and how to pick."""
+def output_note(ex, chosen: bool, option: str = "output=") -> Markup | None:
+    """For several outputs: which one the report shows, and how to pick.
+
+    ``option`` is how the reader chooses an output: ``report``'s parameter,
+    or the command's option.
+    """
     if len(ex.output_names) == 1:
         return None
-    how = (
-        "chosen with output="
-        if chosen
-        else "the first; choose another with report(..., output=...)"
-    )
+    if chosen:
+        how = f"chosen with {option}"
+    else:
+        example = "report(..., output=...)" if option == "output=" else option
+        how = f"the first; choose another with {example}"
     return element(
         "p",
         "This model has ",

@@ -8,6 +8,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseExplainer, feature_names
 from .._groups import feature_players
+from .._input import float32_unless_float
+from .._limits import MAX_SCRATCH_BYTES_PER_THREAD
 from .._threads import effective_n_threads
 from ..games._quadrature import (
     check_n_quadrature_points,
@@ -20,6 +22,11 @@ from ._parsers import parse_model
 # Rows cast to float32 at a time: bounds the cast's temporary to ~32 MB.
 _CAST_CHUNK_VALUES = 2**22
 
+# Rows the tree kernel walks together, at most: enough for the compiler's
+# vectorized loops over a block; fewer when one thread's scratch would exceed
+# MAX_SCRATCH_BYTES_PER_THREAD (deep trees, many points or outputs).
+_BLOCK_ROWS = 32
+
 
 class TreeExplainer(BaseExplainer):
     """Exact Shapley values of tree ensembles, at any depth.
@@ -29,7 +36,9 @@ class TreeExplainer(BaseExplainer):
     exactly. The compiled kernel walks each tree once per block of samples,
     in O(nodes × points) work, in the stable ``(a, b)`` form of the games:
     no division by cover ratios, so efficiency holds to rounding even on
-    trees of depth 100.
+    trees of depth 100. The walk is iterative: a tree's depth is limited
+    only by the kernel's scratch memory (at most 256 MiB per thread), which
+    is checked at :meth:`fit`.
 
     Parameters
     ----------
@@ -52,10 +61,11 @@ class TreeExplainer(BaseExplainer):
     n_quadrature_points : "auto" or int, default="auto"
         Quadrature points per tree. ``"auto"`` uses ``ceil(D / 2)`` for the
         tree's largest number ``D`` of distinct players on a path, which is
-        exact; an integer forces that many for every tree.
+        exact; an integer (at most 65,536) forces that many for every tree.
     n_jobs : int, default=None
         OpenMP threads over the explained rows; ``None`` or ``-1`` means all
-        CPUs.
+        CPUs. More threads than the CPUs this process may use are not
+        started.
 
     Attributes
     ----------
@@ -146,6 +156,7 @@ class TreeExplainer(BaseExplainer):
                 f"{self.feature_perturbation!r}."
             )
         check_n_quadrature_points(self.n_quadrature_points)
+        effective_n_threads(self.n_jobs)  # refuses a bad n_jobs before any work
         ensemble = parse_model(self.model)
         self.feature_names_in_, self._columns_by_name = feature_names(
             ensemble.feature_names, ensemble.n_features
@@ -168,10 +179,14 @@ class TreeExplainer(BaseExplainer):
             n_points = np.array([exact_n_points(d) for d in distinct], dtype=np.intp)
         else:
             n_points = np.full(n_trees, self.n_quadrature_points, dtype=np.intp)
+        self._max_depth = int(depth.max())
+        # Before the rules are computed: they cost O(points**2).
+        self._block_rows = _block_rows(
+            ensemble, len(self.player_names_), self._max_depth, int(n_points.max())
+        )
         self.ensemble_ = ensemble
         self.n_quadrature_points_ = n_points
         self._rules = stack_rules(n_points)
-        self._max_depth = int(depth.max())
         self._cover_ratio = _cover_ratios(ensemble)
         self.n_features_in_ = ensemble.n_features
         self.output_names_ = ensemble.output_names
@@ -202,7 +217,7 @@ class TreeExplainer(BaseExplainer):
         out_of_memory = np.zeros(1, dtype=np.intc)
         self._forest().shapley(
             X, *self._rules, self._max_depth, values,
-            effective_n_threads(self.n_jobs), out_of_memory,
+            effective_n_threads(self.n_jobs), self._block_rows, out_of_memory,
         )  # fmt: skip
         if out_of_memory[0]:
             raise MemoryError("Could not allocate the tree kernel's scratch memory.")
@@ -250,21 +265,26 @@ class TreeExplainer(BaseExplainer):
         }
 
     def _prepared(self, X):
-        """Validated rows, cast as the model casts its inputs."""
+        """Validated rows, cast and marked missing as the model does it."""
         ensemble = self.ensemble_
         if ensemble.spaces_in_names_as_underscores and isinstance(X, pd.DataFrame):
             X = X.rename(columns=lambda column: str(column).replace(" ", "_"))
+        # LightGBM's cast depends on X's own dtypes, lost in the float64 copy.
+        to_float32 = ensemble.float32_inputs or (
+            ensemble.float32_unless_float and float32_unless_float(X)
+        )
         X, index = self._validate_X(
             X,
             allow_nan=ensemble.allow_nan,
             allow_inf=ensemble.allow_inf,
             categories_as_codes=ensemble.categories_as_codes,
             category_levels=ensemble.category_levels,
+            categorical_features=ensemble.categorical_features,
             unknown_categories=ensemble.unknown_categories,
         )
-        if ensemble.float32_inputs:
+        if to_float32:
             # X is our own copy: round it to float32 values in place.
-            chunk = max(1, _CAST_CHUNK_VALUES // X.shape[1])
+            chunk = max(1, _CAST_CHUNK_VALUES // max(1, X.shape[1]))
             with np.errstate(over="ignore"):
                 for begin in range(0, len(X), chunk):
                     rows = X[begin : begin + chunk]
@@ -274,6 +294,11 @@ class TreeExplainer(BaseExplainer):
                     "X contains values too large for float32, which the model "
                     "compares in."
                 )
+        missing = ensemble.missing_value
+        if not np.isnan(missing):
+            if to_float32:  # XGBoost compares float32 inputs with float32(missing)
+                missing = float(np.float32(missing))
+            X[np.equal(X, missing)] = np.nan
         if ensemble.categorical_features:
             columns = list(ensemble.categorical_features)
             rounding = np.floor if ensemble.category_rounding == "floor" else np.trunc
@@ -285,24 +310,77 @@ class TreeExplainer(BaseExplainer):
         return _tree_core.Forest(self.ensemble_, self._cover_ratio, self._node_player)
 
 
+def _block_rows(ensemble, n_players: int, max_depth: int, n_points: int) -> int:
+    """Rows per block so that one thread's kernel scratch fits the limit.
+
+    The scratch grows linearly with the rows of a block (mostly
+    ``(depth + 2) * points * (1 + outputs)`` doubles per row); raises
+    ``ValueError`` before anything is allocated if a single row does not fit
+    ``MAX_SCRATCH_BYTES_PER_THREAD``.
+    """
+    width = ensemble.value.shape[1]
+
+    def scratch_bytes(rows):
+        doubles = _tree_core.scratch_doubles(
+            rows, ensemble.n_features, n_players, max_depth, n_points, width
+        )
+        return 8 * doubles
+
+    fixed = scratch_bytes(0)
+    per_row = scratch_bytes(1) - fixed
+    rows = (MAX_SCRATCH_BYTES_PER_THREAD - fixed) // per_row
+    if rows < 1:
+        raise ValueError(
+            f"The trees are too deep for {n_points} quadrature points: depth "
+            f"{max_depth} with {n_points} points and {width} outputs per leaf "
+            f"needs {scratch_bytes(1) / 2**20:.0f} MiB of scratch memory per "
+            f"thread for a single row, more than the limit of "
+            f"{MAX_SCRATCH_BYTES_PER_THREAD / 2**20:.0f} MiB. Use fewer "
+            "n_quadrature_points (an integer: approximate, not exact)."
+        )
+    return int(min(_BLOCK_ROWS, rows))
+
+
 def _cover_ratios(ensemble) -> np.ndarray:
-    """``cover[node] / cover[parent]``; 1 at the roots."""
+    """``cover[node] / cover[parent]``; 1 at the roots.
+
+    Below a parent of zero cover (a node no training sample of positive
+    weight reached) the ratio is 0: the path-dependent value function gives
+    such subtrees no weight unless the sample's own path leads there.
+    """
     ratio = np.ones(len(ensemble.feature))
     internal = np.flatnonzero(ensemble.left >= 0)
+    parent_cover = ensemble.cover[internal]
     for children in (ensemble.left[internal], ensemble.right[internal]):
-        ratio[children] = ensemble.cover[children] / ensemble.cover[internal]
+        ratio[children] = np.divide(
+            ensemble.cover[children],
+            parent_cover,
+            out=np.zeros(len(children)),
+            where=parent_cover > 0,
+        )
     return ratio
 
 
 def _expected_value(ensemble) -> np.ndarray:
-    """v(∅): each tree's leaves weighted by cover over the root's cover."""
+    """v(∅): each tree's leaves weighted by cover over the root's cover.
+
+    The cover ratios along a path telescope to that quotient (a leaf below a
+    node of zero cover has zero cover: covers do not grow down a tree, see
+    ``_table.py``); a tree that is a single leaf weighs it by 1.
+    """
     n_nodes = len(ensemble.feature)
     tree_of_node = np.repeat(
         np.arange(ensemble.n_trees), np.diff(np.append(ensemble.roots, n_nodes))
     )
     leaves = np.flatnonzero(ensemble.left < 0)
     trees = tree_of_node[leaves]
-    share = ensemble.cover[leaves] / ensemble.cover[ensemble.roots[trees]]
+    root_cover = ensemble.cover[ensemble.roots[trees]]
+    share = np.divide(
+        ensemble.cover[leaves],
+        root_cover,
+        out=np.ones(len(leaves)),
+        where=leaves != ensemble.roots[trees],
+    )
     expected = ensemble.base_offset.copy()
     for k in range(ensemble.value.shape[1]):
         contributing = k < ensemble.tree_width[trees]

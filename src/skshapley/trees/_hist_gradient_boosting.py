@@ -25,13 +25,18 @@ Leaf values already include the learning rate (the grower's
 """
 
 import numpy as np
+from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTYPE
 
-from ._sklearn import fitted_feature_names
+from .._errors import UnsupportedModelError
+from .._limits import MAX_FEATURES
+from .._malformed import checked_count, malformed_model_errors
+from ._sklearn import check_covers, fitted_feature_names
 from ._table import BITSET_WORDS, concatenate_trees
 
 _RAW_OUTPUTS = {"IdentityLink": "value", "LogLink": "log", "LogitLink": "log-odds"}
 
 
+@malformed_model_errors
 def parse_hist_gradient_boosting(model):
     """Convert a fitted HistGradientBoosting model into a :class:`TreeEnsemble`.
 
@@ -52,16 +57,24 @@ def parse_hist_gradient_boosting(model):
 
     Raises
     ------
-    TypeError
-        If a categorical feature has category values that are not integers
-        0..255 (e.g. strings), which the table's category bitsets cannot hold.
+    UnsupportedModelError
+        (a ``TypeError``) If a categorical feature has category values that
+        are not integers 0..255 (e.g. strings), which the table's category
+        bitsets cannot hold.
+    ValueError
+        If the model's attributes are malformed (a tampered file).
     """
     column_of, categories = _column_map(model)
-    known_cat_bitsets, f_idx_map = model._bin_mapper.make_known_categories_bitsets()
+    n_outputs = len(np.ravel(model._baseline_prediction))
     trees = []
     for iteration in model._predictors:
+        if len(iteration) != n_outputs:
+            raise ValueError(
+                f"An iteration of the model has {len(iteration)} trees for "
+                f"{n_outputs} outputs; the model file may be corrupt."
+            )
         for k, predictor in enumerate(iteration):
-            nodes = predictor.nodes
+            nodes = _checked_nodes(predictor, len(column_of))
             internal = nodes["is_leaf"] == 0
             tree = {
                 "feature": np.where(internal, column_of[nodes["feature_idx"]], -1),
@@ -82,15 +95,18 @@ def parse_hist_gradient_boosting(model):
             for u in np.flatnonzero(tree["is_categorical"]):
                 f = nodes["feature_idx"][u]
                 if categories[f] is None:
-                    raise TypeError(
+                    raise UnsupportedModelError(
                         "Categorical splits on features that bypass the model's "
                         "internal OrdinalEncoder are not supported."
                     )
-                left_codes = predictor.raw_left_cat_bitsets[nodes["bitset_idx"][u]]
-                known_codes = known_cat_bitsets[f_idx_map[f]]
+                left_codes = _checked_bitsets(predictor)[nodes["bitset_idx"][u]]
+                known_codes = _known_codes(model, f)
                 _set_categorical_node(tree, u, categories[f], left_codes, known_codes)
+            check_covers(tree)
             trees.append(tree)
 
+    if not trees:
+        raise ValueError("The model has no trees; the model file may be corrupt.")
     if hasattr(model, "classes_"):
         classes = model.classes_.tolist()
         output_names = tuple(classes[1:] if len(classes) == 2 else classes)
@@ -139,6 +155,69 @@ def _set_categorical_node(tree, u, category_values, left_codes, known_codes):
             tree["category_bitset"][u, bit // 32] |= np.uint32(1 << (bit % 32))
 
 
+def _checked_nodes(predictor, n_features: int) -> np.ndarray:
+    """A predictor's node records, checked against scikit-learn's layout.
+
+    Children are checked with the table; here the record layout and the
+    split features, which index the column map.
+    """
+    nodes = predictor.nodes
+    if (
+        not isinstance(nodes, np.ndarray)
+        or nodes.dtype != PREDICTOR_RECORD_DTYPE
+        or nodes.ndim != 1
+        or len(nodes) == 0
+    ):
+        raise ValueError(
+            "The model's tree predictors must hold non-empty node arrays of "
+            "scikit-learn's record type; the model file may be corrupt."
+        )
+    internal = nodes["is_leaf"] == 0
+    if np.any(nodes["feature_idx"][internal] >= n_features):
+        raise ValueError(
+            "A tree of the model splits on a feature it does not have; the "
+            "model file may be corrupt."
+        )
+    return nodes
+
+
+def _checked_bitsets(predictor) -> np.ndarray:
+    """A predictor's left-category bitsets: uint32 rows of 8 words."""
+    bitsets = predictor.raw_left_cat_bitsets
+    if (
+        not isinstance(bitsets, np.ndarray)
+        or bitsets.dtype != np.uint32
+        or bitsets.ndim != 2
+        or bitsets.shape[1] != BITSET_WORDS
+    ):
+        raise ValueError(
+            "The model's category bitsets must be uint32 rows of 8 words; the "
+            "model file may be corrupt."
+        )
+    return bitsets
+
+
+def _known_codes(model, feature: int) -> np.ndarray:
+    """The bitset of the category codes seen in training for ``feature``.
+
+    What the bin mapper's ``make_known_categories_bitsets`` gives, computed
+    here: it writes bits without bounds checks, so codes from a file are
+    checked (integers 0..255) first.
+    """
+    codes = np.asarray(model._bin_mapper.bin_thresholds_[feature], dtype=np.float64)
+    if codes.ndim != 1 or not np.all(
+        (codes >= 0) & (codes < 32 * BITSET_WORDS) & (codes == np.floor(codes))
+    ):
+        raise ValueError(
+            f"The categories of feature {feature} must be the codes 0..255; the "
+            "model file may be corrupt."
+        )
+    bitset = np.zeros(BITSET_WORDS, dtype=np.uint32)
+    for code in codes.astype(np.intp):
+        bitset[code // 32] |= np.uint32(1 << (code % 32))
+    return bitset
+
+
 def _in_bitset(bitset, c):
     return bool((int(bitset[c // 32]) >> (c % 32)) & 1)
 
@@ -150,7 +229,7 @@ def _column_map(model):
     ``categories`` (per predictor feature: the raw value of each category
     code, or None for numerical features).
     """
-    n_features = model.n_features_in_
+    n_features = checked_count(model, "n_features_in_", MAX_FEATURES)
     preprocessor = getattr(model, "_preprocessor", None)
     if preprocessor is None:
         return np.arange(n_features), [None] * n_features
@@ -164,7 +243,7 @@ def _column_map(model):
     for i, values in enumerate(encoder.categories_):
         column = column_of[start + i]
         if values.dtype.kind not in "biuf":
-            raise TypeError(
+            raise UnsupportedModelError(
                 f"Categorical feature {column} has non-numeric categories "
                 f"({values.dtype}); the tree table needs category values that "
                 "are integers 0..255."
@@ -172,7 +251,7 @@ def _column_map(model):
         values = values.astype(np.float64)
         values = values[~np.isnan(values)]  # NaN is the last, code-less entry
         if not np.all((values >= 0) & (values < 256) & (values == np.floor(values))):
-            raise TypeError(
+            raise UnsupportedModelError(
                 f"Categorical feature {column} has category values outside the "
                 "integers 0..255, which the tree table's category bitsets cannot "
                 "hold; encode the categories as 0..255 before fitting."

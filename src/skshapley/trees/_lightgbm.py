@@ -65,6 +65,7 @@ saved with their trees' final weights, so they need nothing special.
 
 import numpy as np
 
+from .._errors import UnsupportedModelError
 from ._lightgbm_text import RAW_OUTPUTS, LightGBMTextModel, read_model_text
 from ._table import BITSET_WORDS, concatenate_trees
 
@@ -96,8 +97,8 @@ def parse_lightgbm(model):
 
     Raises
     ------
-    TypeError
-        For linear trees (``linear_tree=True``: leaves are linear models, not
+    UnsupportedModelError
+        (A ``TypeError``.) For linear trees (``linear_tree=True``: leaves are linear models, not
         constants), or categorical splits that send a category above 255
         left (the table's bitsets hold 0..255).
     ValueError
@@ -161,7 +162,7 @@ def _categorical_features(parsed) -> dict:
 def _table_trees(trees, scale, n_outputs) -> list:
     """The table's node arrays of each checked tree (see the module docstring)."""
     if trees["is_linear"].any():
-        raise TypeError(
+        raise UnsupportedModelError(
             "LightGBM models with linear trees (linear_tree=True) are not "
             "supported: their leaves are linear models of the features, "
             "not constants, so paths are not product games."
@@ -245,7 +246,7 @@ def _set_categorical_node(arrays, u, words):
     if len(beyond):
         word = BITSET_WORDS + beyond[0]
         bit = int(words[word]) & -int(words[word])  # the lowest set bit
-        raise TypeError(
+        raise UnsupportedModelError(
             f"A categorical split on feature {arrays['feature'][u]} sends "
             f"category {32 * word + bit.bit_length() - 1} left; the tree "
             f"table's category bitsets hold categories "

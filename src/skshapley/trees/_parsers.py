@@ -8,6 +8,7 @@ from importlib import import_module
 
 from sklearn.utils.validation import check_is_fitted
 
+from .._errors import UnsupportedModelError
 from ._table import TreeEnsemble
 
 # (module prefix, class name) -> (module of the parser, parser function)
@@ -50,9 +51,16 @@ _PARSERS = {
             "Booster",
         )
     },
+    # An XGBoost file read by skshapley itself (the command's .json / .ubj).
+    ("skshapley.", "XGBoostModel"): ("._xgboost_file", "parse_xgboost_file"),
 }
 
-SUPPORTED_MODELS = sorted(f"{prefix}{name}" for prefix, name in _PARSERS)
+# What the unsupported-model error names: the families, in one short line
+# (the list of every class above is too long to read in an error).
+SUPPORTED_FAMILIES = (
+    "scikit-learn decision trees, random forests, extra trees, gradient "
+    "boosting and HistGradientBoosting; XGBoost; LightGBM"
+)
 
 
 def parse_model(model) -> TreeEnsemble:
@@ -60,8 +68,8 @@ def parse_model(model) -> TreeEnsemble:
 
     Raises
     ------
-    TypeError
-        If the model is not a supported tree ensemble.
+    UnsupportedModelError
+        (a ``TypeError``) If the model is not a supported tree ensemble.
     sklearn.exceptions.NotFittedError
         If it is not fitted.
     """
@@ -75,9 +83,9 @@ def parse_model(model) -> TreeEnsemble:
         None,
     )
     if key is None:
-        raise TypeError(
-            f"TreeExplainer does not support {cls.__module__}.{cls.__name__}. "
-            f"Supported models: {', '.join(SUPPORTED_MODELS)}."
+        raise UnsupportedModelError(
+            f"TreeExplainer does not support {cls.__module__}.{cls.__name__}; "
+            f"supported: {SUPPORTED_FAMILIES} (see the documentation)."
         )
     if hasattr(model, "fit"):  # a scikit-learn style estimator, not a Booster
         check_is_fitted(model)

@@ -1,18 +1,76 @@
-"""Parsers for scikit-learn's decision trees, forests and gradient boosting."""
+"""Parsers for scikit-learn's decision trees, forests and gradient boosting.
+
+Models may come from files (skops), so every attribute is checked (type,
+shape, range) before it is used, and no scikit-learn method runs on a model
+before its trees have passed the table's checks: gradient boosting's initial
+prediction is computed from its constant initial estimator's attributes, not
+by calling ``predict``.
+"""
+
+from numbers import Real
 
 import numpy as np
-import pandas as pd
+from sklearn._loss.link import BaseLink
 from sklearn.dummy import DummyClassifier, DummyRegressor
+from sklearn.tree import BaseDecisionTree
+from sklearn.tree._tree import Tree
 
+from .._errors import UnsupportedModelError
+from .._limits import MAX_FEATURES, MAX_OUTPUTS
+from .._malformed import checked_count, malformed_model_errors
 from ._table import TreeEnsemble, concatenate_trees
 
+# Children's covers (weighted sample counts, summed in float64 by scikit-learn
+# in another order than the parent's) may differ from the parent's by
+# rounding; a tampered cover differs by far more.
+_COVER_RTOL = 1e-9
 
-def _tree_arrays(tree_, value, output=0) -> dict:
+
+def check_covers(tree: dict) -> None:
+    """Covers weight the paths: finite, positive at splits, and each split's
+    the sum of its children's, as scikit-learn's trees record them.
+
+    A negative, NaN or inconsistent cover would break efficiency silently.
+    """
+    cover = np.asarray(tree["cover"], dtype=np.float64)
+    left, right = np.asarray(tree["left"]), np.asarray(tree["right"])
+    if cover.shape != left.shape:
+        raise ValueError("The model's trees have one cover per node; this one has not.")
+    internal = np.flatnonzero(left >= 0)
+    bad = not np.all(np.isfinite(cover) & (cover >= 0)) or np.any(cover[internal] <= 0)
+    if not bad and len(internal):
+        # Out-of-range children are the table's to report.
+        n = len(cover)
+        inside = (left[internal] < n) & (right[internal] < n)
+        splits = internal[inside]
+        children = cover[left[splits]] + cover[right[splits]]
+        bad = np.any(np.abs(children - cover[splits]) > _COVER_RTOL * cover[splits])
+    if bad:
+        raise ValueError(
+            "The model's node covers (sample counts) must be finite, positive at "
+            "splits and at each split the sum of the children's; the model file "
+            "may be corrupt."
+        )
+
+
+def _checked_tree(estimator) -> Tree:
+    """The ``tree_`` of a fitted scikit-learn tree."""
+    if not isinstance(estimator, BaseDecisionTree) or not isinstance(
+        getattr(estimator, "tree_", None), Tree
+    ):
+        raise ValueError(
+            "The model's estimators must be fitted scikit-learn decision trees; "
+            f"got {type(estimator).__name__}."
+        )
+    return estimator.tree_
+
+
+def _tree_arrays(tree_: Tree, value, output=0) -> dict:
     """Node arrays of one fitted ``sklearn.tree._tree.Tree``.
 
     ``value`` has shape (n_nodes, width): the leaf values, already weighted.
     """
-    return {
+    tree = {
         "feature": np.where(tree_.children_left >= 0, tree_.feature, -1),
         "threshold": tree_.threshold,
         "left": tree_.children_left,
@@ -24,12 +82,14 @@ def _tree_arrays(tree_, value, output=0) -> dict:
         "value": value,
         "output": output,
     }
+    check_covers(tree)
+    return tree
 
 
 def _common_fields(model, raw_output, output_names, base_offset) -> dict:
     return {
         "base_offset": base_offset,
-        "n_features": model.n_features_in_,
+        "n_features": checked_count(model, "n_features_in_", MAX_FEATURES),
         "float32_inputs": True,
         "allow_nan": model.__sklearn_tags__().input_tags.allow_nan,
         "allow_inf": False,
@@ -42,27 +102,71 @@ def _common_fields(model, raw_output, output_names, base_offset) -> dict:
 def fitted_feature_names(model) -> tuple[str, ...] | None:
     """The column names a scikit-learn estimator was fitted with, if any."""
     names = getattr(model, "feature_names_in_", None)
-    return None if names is None else tuple(str(name) for name in names)
+    if names is None:
+        return None
+    names = np.asarray(names, dtype=object)
+    if names.shape != (checked_count(model, "n_features_in_", MAX_FEATURES),):
+        raise ValueError(
+            f"The model has {names.size} feature names for {model.n_features_in_} "
+            "features; the model file may be corrupt."
+        )
+    return tuple(str(name) for name in names)
+
+
+def _classes(model) -> np.ndarray:
+    """The model's ``classes_``: a 1-D array of 2 to MAX_OUTPUTS labels."""
+    classes = model.classes_
+    if not isinstance(classes, np.ndarray) or classes.ndim != 1:
+        raise ValueError(
+            "The classifier's classes_ must be a 1-D array; got "
+            f"{type(classes).__name__}."
+        )
+    if not 2 <= len(classes) <= MAX_OUTPUTS:
+        raise ValueError(
+            f"The classifier must have 2 to {MAX_OUTPUTS:,} classes; it has "
+            f"{len(classes)}."
+        )
+    return classes
 
 
 def _check_single_output_classifier(model):
-    if model.n_outputs_ != 1:
-        raise TypeError(
+    if checked_count(model, "n_outputs_", MAX_OUTPUTS) != 1:
+        raise UnsupportedModelError(
             f"{type(model).__name__} with {model.n_outputs_} outputs is not "
             "supported: multi-output classifiers have no single raw output. "
             "Multi-output regressors are supported."
         )
 
 
-def _tree_values(estimator, scale):
-    """Leaf values of a tree in the form its ensemble averages them."""
-    value = estimator.tree_.value  # (n_nodes, n_outputs, n_classes)
-    if hasattr(estimator, "classes_"):
-        # Classifier trees store class fractions: their predict_proba.
-        return value[:, 0, :] * scale
-    return value[:, :, 0] * scale
+def _tree_values(estimator, scale, width):
+    """Leaf values of a tree in the form its ensemble averages them.
+
+    ``width`` is the number of the ensemble's outputs, which every tree must
+    have.
+    """
+    value = _checked_tree(estimator).value  # (n_nodes, n_outputs, n_classes)
+    # Classifier trees store class fractions: their predict_proba.
+    value = value[:, 0, :] if hasattr(estimator, "classes_") else value[:, :, 0]
+    if value.shape[1] != width:
+        raise ValueError(
+            f"A tree of the model has {value.shape[1]} outputs; the model has "
+            f"{width}. The model file may be corrupt."
+        )
+    return value * scale
 
 
+def _estimator_list(model) -> list:
+    """A forest's trees (or the tree itself), as a non-empty list."""
+    estimators = getattr(model, "estimators_", [model])
+    if not isinstance(estimators, list) or not estimators:
+        raise ValueError(
+            "The forest's estimators_ must be a non-empty list of trees; got "
+            f"{type(estimators).__name__}."
+        )
+    return estimators
+
+
+@malformed_model_errors
 def parse_tree_or_forest(model) -> TreeEnsemble:
     """Parse a decision tree, random forest or extra-trees ensemble.
 
@@ -70,29 +174,31 @@ def parse_tree_or_forest(model) -> TreeEnsemble:
     number of trees. Classifiers explain ``predict_proba`` (one output per
     class), regressors ``predict`` (one output per target).
     """
-    estimators = getattr(model, "estimators_", [model])
+    estimators = _estimator_list(model)
     is_classifier = hasattr(model, "classes_")
     if is_classifier:
         _check_single_output_classifier(model)
-        output_names = model.classes_
+        output_names = _classes(model)
         raw_output = "probability"
     else:
+        n_outputs = checked_count(model, "n_outputs_", MAX_OUTPUTS)
         output_names = (
-            ["target"] if model.n_outputs_ == 1 else
-            [f"target {k}" for k in range(model.n_outputs_)]
+            ["target"] if n_outputs == 1 else
+            [f"target {k}" for k in range(n_outputs)]
         )  # fmt: skip
         raw_output = "value"
     scale = 1.0 / len(estimators)
+    n_outputs = len(output_names)
     trees = [
-        _tree_arrays(estimator.tree_, _tree_values(estimator, scale))
+        _tree_arrays(estimator.tree_, _tree_values(estimator, scale, n_outputs))
         for estimator in estimators
     ]
-    n_outputs = len(output_names)
     return concatenate_trees(
         trees, **_common_fields(model, raw_output, output_names, np.zeros(n_outputs))
     )
 
 
+@malformed_model_errors
 def parse_gradient_boosting(model) -> TreeEnsemble:
     """Parse a GradientBoostingRegressor or GradientBoostingClassifier.
 
@@ -101,50 +207,100 @@ def parse_gradient_boosting(model) -> TreeEnsemble:
     estimator's prediction, which must be constant, is the base offset.
     """
     init = model.init_
-    if not (init == "zero" or isinstance(init, DummyClassifier | DummyRegressor)):
-        raise TypeError(
+    if not (
+        (isinstance(init, str) and init == "zero")
+        or isinstance(init, DummyClassifier | DummyRegressor)
+    ):
+        raise UnsupportedModelError(
             f"{type(model).__name__} with init={type(init).__name__} is not "
             "supported: only a constant initial prediction (init=None, "
             "'zero' or a Dummy estimator) is a sum of trees."
         )
     estimators = model.estimators_  # (n_estimators, n_outputs)
-    n_outputs = estimators.shape[1]
+    if hasattr(model, "classes_"):
+        classes = _classes(model)
+        n_outputs = 1 if len(classes) == 2 else len(classes)
+        output_names = classes[1:] if n_outputs == 1 else classes
+        raw_output = "log-odds" if n_outputs == 1 else "margin"
+    else:
+        n_outputs = 1
+        output_names = ["target"]
+        raw_output = "value"
+    if (
+        not isinstance(estimators, np.ndarray)
+        or estimators.ndim != 2
+        or estimators.shape[0] == 0
+        or estimators.shape[1] != n_outputs
+    ):
+        raise ValueError(
+            f"The model's estimators_ must be an array of shape (n_estimators, "
+            f"{n_outputs}) of trees; got {getattr(estimators, 'shape', None)}."
+        )
+    learning_rate = model.learning_rate
+    if isinstance(learning_rate, bool) or not isinstance(learning_rate, Real):
+        raise ValueError(
+            f"The model's learning_rate must be a number; got {learning_rate!r}."
+        )
     trees = [
         _tree_arrays(
             estimator.tree_,
-            estimator.tree_.value[:, 0, :1] * model.learning_rate,
+            _tree_values(estimator, learning_rate, 1),
             output=k,
         )
         for row in estimators
         for k, estimator in enumerate(row)
     ]
-    if hasattr(model, "classes_"):
-        output_names = model.classes_[1:] if n_outputs == 1 else model.classes_
-        raw_output = "log-odds" if n_outputs == 1 else "margin"
-    else:
-        output_names = ["target"]
-        raw_output = "value"
-    base_offset = _initial_prediction(model, trees, n_outputs)
+    base_offset = _initial_prediction(model, init, n_outputs)
     return concatenate_trees(
         trees, **_common_fields(model, raw_output, output_names, base_offset)
     )
 
 
-def _initial_prediction(model, trees, n_outputs) -> np.ndarray:
-    """The constant initial raw prediction: raw output minus the trees' sum."""
-    probe = np.zeros((1, model.n_features_in_))
-    if hasattr(model, "feature_names_in_"):
-        probe = pd.DataFrame(probe, columns=model.feature_names_in_)
-    raw = (
-        model.decision_function(probe)
-        if hasattr(model, "classes_")
-        else model.predict(probe)
-    )
-    tree_sum = np.zeros(n_outputs)
-    for tree in trees:
-        node = 0
-        while tree["left"][node] >= 0:
-            go_left = np.float32(0.0) <= tree["threshold"][node]
-            node = tree["left"][node] if go_left else tree["right"][node]
-        tree_sum[tree["output"]] += tree["value"][node, 0]
-    return np.reshape(raw, -1)[:n_outputs] - tree_sum
+def _initial_prediction(model, init, n_outputs) -> np.ndarray:
+    """The constant initial raw prediction, from the initial estimator's state.
+
+    What scikit-learn's ``_init_raw_predictions`` computes, without calling
+    ``predict`` or ``predict_proba``: the link of DummyRegressor's
+    ``constant_`` or of DummyClassifier's ``class_prior_`` (clipped to
+    ``[eps, 1 - eps]``, the positive class's alone for binary models).
+    """
+    if isinstance(init, str):  # "zero"
+        return np.zeros(n_outputs)
+    if isinstance(init, DummyRegressor):
+        predictions = _finite_array(init.constant_, "init_.constant_", (1, 1))
+    else:
+        if init.strategy != "prior":
+            raise UnsupportedModelError(
+                f"{type(model).__name__} with init=DummyClassifier(strategy="
+                f"{init.strategy!r}) is not supported: only strategy='prior' "
+                "gives a constant initial prediction that skshapley reads."
+            )
+        n_classes = len(model.classes_)
+        prior = _finite_array(init.class_prior_, "init_.class_prior_", (n_classes,))
+        eps = np.finfo(np.float64).eps
+        prior = np.clip(prior, eps, 1 - eps)
+        predictions = prior[1:] if n_outputs == 1 else prior[None, :]
+    link = model._loss.link
+    if not isinstance(link, BaseLink):
+        raise ValueError(
+            f"The model's loss has a link of type {type(link).__name__}; the "
+            "model file may be corrupt."
+        )
+    raw = np.asarray(link.link(predictions), dtype=np.float64).reshape(-1)
+    if raw.shape != (n_outputs,):
+        raise ValueError("The model's initial prediction has the wrong shape.")
+    return raw
+
+
+def _finite_array(value, name: str, shape: tuple) -> np.ndarray:
+    """``value`` as a float64 array of ``shape`` with finite entries."""
+    array = np.asarray(value)
+    if array.dtype.kind not in "biuf" or array.shape != shape:
+        raise ValueError(
+            f"The model's {name} must be numbers of shape {shape}; got "
+            f"{array.dtype} of shape {array.shape}."
+        )
+    array = array.astype(np.float64)
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"The model's {name} must be finite; got {array}.")
+    return array

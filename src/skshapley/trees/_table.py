@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._limits import MAX_FEATURES, MAX_OUTPUT_SCALE, MAX_OUTPUTS
+
 # LightGBM's kZeroThreshold (the float 1e-35f, widened): with zero-as-missing,
 # |x| <= this is missing.
 ZERO_AS_MISSING = 1.0000000180025095e-35
@@ -36,6 +38,12 @@ ZERO_AS_MISSING = 1.0000000180025095e-35
 # Width of the category bitsets: 8 words of 32 bits, categories 0..255 (the
 # most HistGradientBoosting supports).
 BITSET_WORDS = 8
+
+# How much a child's cover may exceed its parent's: the rounding of covers
+# stored in float32 (XGBoost's hessian sums, ~1.2e-7) or summed in another
+# order (scikit-learn's weighted counts), with a wide margin. Cover ratios
+# above 1 would let the factors ``B`` of deep paths overflow.
+COVER_ROUNDING = 1e-6
 
 
 @dataclass(frozen=True)
@@ -47,7 +55,9 @@ class TreeEnsemble:
     feature : ndarray of shape (n_nodes,), dtype intp
         Split feature of each internal node; -1 for leaves.
     threshold : ndarray of shape (n_nodes,), dtype float64
-        Numerical split: go left iff ``x <= threshold``.
+        Numerical split: go left iff ``x <= threshold`` (so a NaN threshold
+        sends every non-missing value right, as in scikit-learn, XGBoost and
+        LightGBM, whose comparisons with NaN are false).
     left, right : ndarray of shape (n_nodes,), dtype intp
         Global indices of the children; -1 for leaves.
     missing_left : ndarray of shape (n_nodes,), dtype uint8
@@ -59,11 +69,16 @@ class TreeEnsemble:
         Categories (0..255) that go left at categorical nodes.
     cover : ndarray of shape (n_nodes,), dtype float64
         What the model records as the node's training mass (weighted sample
-        count, hessian sum); positive.
+        count, hessian sum): finite, >= 0, positive at the roots of trees
+        with splits, and a child's at most its parent's (up to
+        ``COVER_ROUNDING``). Zero covers are allowed (samples of zero
+        weight); below a node of zero cover, cover ratios are 0.
     value : ndarray of shape (n_nodes, n_values), dtype float64
         Leaf values, already multiplied by the tree's weight in the
         ensemble (1/n_trees for forests, the learning rate for boosting);
-        ignored at internal nodes.
+        ignored at internal nodes. Finite, and the sum over trees of the
+        largest ``|value|`` of their leaves, plus the largest
+        ``|base_offset|``, is at most ``MAX_OUTPUT_SCALE`` (1e300).
     roots : ndarray of shape (n_trees,), dtype intp
         Root node of each tree.
     tree_output : ndarray of shape (n_trees,), dtype intp
@@ -159,6 +174,10 @@ class TreeEnsemble:
 def concatenate_trees(trees, **ensemble_fields) -> TreeEnsemble:
     """Build a :class:`TreeEnsemble` from per-tree node arrays.
 
+    Every parser goes through here: the arrays are checked (see
+    :func:`_check_tree`) before anything else reads them, and the model's
+    size and output scale against the limits of ``_limits.py``.
+
     Parameters
     ----------
     trees : list of dict
@@ -170,10 +189,20 @@ def concatenate_trees(trees, **ensemble_fields) -> TreeEnsemble:
         ``base_offset``, ``n_features``, ``float32_inputs``, ``allow_nan``,
         ``allow_inf``, ``output_names``, ``raw_output`` and optionally
         ``feature_names`` and the category fields.
+
+    Raises
+    ------
+    ValueError
+        If the arrays do not form trees, or covers, leaf values or sizes are
+        out of range; the message names the tree and node.
     """
-    n_outputs = len(ensemble_fields["base_offset"])
-    for tree in trees:
-        _check_tree(tree, ensemble_fields["n_features"], n_outputs)
+    base_offset = np.asarray(ensemble_fields.pop("base_offset"), dtype=np.float64)
+    n_features = ensemble_fields["n_features"]
+    _check_sizes(n_features, base_offset, len(trees))
+    n_outputs = len(base_offset)
+    for index, tree in enumerate(trees):
+        _check_tree(tree, n_features, n_outputs, index)
+    _check_output_scale(trees, base_offset)
     offsets = np.cumsum([0] + [len(tree["feature"]) for tree in trees])
     n_values = max(tree["value"].shape[1] for tree in trees)
 
@@ -210,25 +239,97 @@ def concatenate_trees(trees, **ensemble_fields) -> TreeEnsemble:
         roots=offsets[:-1].astype(np.intp),
         tree_output=np.array([tree["output"] for tree in trees], dtype=np.intp),
         tree_width=np.array([tree["value"].shape[1] for tree in trees], dtype=np.intp),
-        base_offset=np.asarray(ensemble_fields.pop("base_offset"), dtype=np.float64),
+        base_offset=base_offset,
         **ensemble_fields,
     )
 
 
-def _check_tree(tree: dict, n_features: int, n_outputs: int) -> None:
+def _check_sizes(n_features, base_offset: np.ndarray, n_trees: int) -> None:
+    """Refuse models too large for the limits, before any array is built."""
+    if (
+        not isinstance(n_features, int | np.integer)
+        or not 1 <= n_features <= MAX_FEATURES
+    ):
+        raise ValueError(
+            f"The model has {n_features!r} features; at most {MAX_FEATURES} "
+            "(and at least 1) are supported."
+        )
+    if base_offset.ndim != 1 or not 1 <= len(base_offset) <= MAX_OUTPUTS:
+        raise ValueError(
+            f"The model has {base_offset.size} outputs; at most {MAX_OUTPUTS} "
+            "(and at least 1) are supported."
+        )
+    if not np.isfinite(base_offset).all():
+        raise ValueError(
+            f"The model's base score is not finite: {base_offset.tolist()[:5]}."
+        )
+    if n_trees == 0:
+        raise ValueError("The model has no trees.")
+
+
+def _check_tree(tree: dict, n_features: int, n_outputs: int, index: int = 0) -> None:
     """Raise ``ValueError`` unless the node arrays form one tree.
 
     The compiled kernels trust these arrays, and models read from files
     (skops, XGBoost, LightGBM dumps) could be crafted: every child must come
     after its parent in the same tree, every node but the root must have
-    exactly one parent, internal nodes must split on an existing feature, and
-    the tree's outputs must exist.
+    exactly one parent, internal nodes must split on an existing feature,
+    the tree's outputs must exist and every per-node array must have one
+    entry per node. Covers and leaf values must be in range (see
+    :class:`TreeEnsemble`): a NaN or infinite leaf value would make every
+    row's values NaN (the base value is an average over all leaves).
     """
     if not _is_tree(tree, n_features, n_outputs):
         raise ValueError(
-            "The model's trees are malformed (children, features or outputs out "
-            "of range, or nodes not forming a tree); the model file may be "
-            "corrupt."
+            f"The model's tree {index} is malformed (children, features or "
+            "outputs out of range, per-node arrays of the wrong length, or "
+            "nodes not forming a tree); the model file may be corrupt."
+        )
+    left, right = np.asarray(tree["left"]), np.asarray(tree["right"])
+    cover = np.asarray(tree["cover"], dtype=np.float64)
+    value = np.asarray(tree["value"], dtype=np.float64)
+    internal = np.flatnonzero(left >= 0)
+    problems = (
+        (~np.isfinite(cover) | (cover < 0), "cover", "finite and >= 0", cover),
+        ((left < 0) & ~np.isfinite(value).all(axis=1), "leaf value", "finite", value),
+    )
+    for bad, what, allowed, array in problems:
+        if bad.any():
+            node = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"The model's tree {index}, node {node}, has {what} "
+                f"{array[node].tolist()}: {what}s must be {allowed}."
+            )
+    if len(internal) and cover[0] == 0:
+        raise ValueError(
+            f"The model's tree {index} has splits but its root has zero cover "
+            "(no training mass): its path-dependent values are undefined."
+        )
+    for children in (left[internal], right[internal]):
+        grown = cover[children] > cover[internal] * (1 + COVER_ROUNDING)
+        if grown.any():
+            node = int(children[np.argmax(grown)])
+            parent = int(internal[np.argmax(grown)])
+            raise ValueError(
+                f"The model's tree {index}, node {node}, has cover "
+                f"{float(cover[node])!r}, more than its parent's "
+                f"({float(cover[parent])!r}): a child's cover "
+                "must be at most its parent's."
+            )
+
+
+def _check_output_scale(trees, base_offset: np.ndarray) -> None:
+    """Refuse leaf values whose sums could overflow (see ``MAX_OUTPUT_SCALE``)."""
+    scale = np.abs(base_offset).max()
+    for tree in trees:
+        leaves = np.asarray(tree["left"]) < 0
+        scale += np.abs(np.asarray(tree["value"], dtype=np.float64)[leaves]).max()
+    if not scale <= MAX_OUTPUT_SCALE:
+        raise ValueError(
+            "The model's leaf values are too large: the sum over trees of the "
+            f"largest |leaf value|, plus the base score, is {scale:.3g}, above "
+            f"the limit of {MAX_OUTPUT_SCALE:.0e} that keeps outputs, base "
+            "values and Shapley values finite."
         )
 
 
@@ -237,7 +338,24 @@ def _is_tree(tree: dict, n_features: int, n_outputs: int) -> bool:
     left, right = np.asarray(tree["left"]), np.asarray(tree["right"])
     feature = np.asarray(tree["feature"])
     n_nodes = len(feature)
-    if n_nodes == 0 or not left.shape == right.shape == (n_nodes,):
+    value = np.asarray(tree["value"])
+    if (
+        n_nodes == 0
+        or feature.shape != (n_nodes,)
+        or not left.shape == right.shape == (n_nodes,)
+        or value.ndim != 2
+        or len(value) != n_nodes
+        or value.shape[1] == 0
+        or any(
+            np.shape(tree[key]) != (n_nodes,)
+            for key in ("threshold", "missing_left", "cover", "is_categorical")
+            if key in tree
+        )
+        or (
+            "category_bitset" in tree
+            and np.shape(tree["category_bitset"]) != (n_nodes, BITSET_WORDS)
+        )
+    ):
         return False
     internal = left >= 0
     if not np.array_equal(internal, right >= 0):
@@ -247,7 +365,7 @@ def _is_tree(tree: dict, n_features: int, n_outputs: int) -> bool:
     if np.any(children >= n_nodes) or np.any(children <= np.tile(nodes, 2)):
         return False
     parents = np.bincount(children, minlength=n_nodes)
-    width = np.asarray(tree["value"]).shape[1]
+    width = value.shape[1]
     return bool(
         parents[0] == 0
         and np.all(parents[1:] == 1)

@@ -20,12 +20,17 @@ involves a division is computed once per node for the whole block; each
 sample then only picks one of three cases (``A`` was already 0; ``A`` is 1
 and the sample follows the edge; or it leaves it) and multiplies.
 
-Numerics: ``A`` is 0 or 1 and ``B`` in (0, 1]; nothing is divided by a
-cover ratio. The only divisions are by factors ``(1 - t) B + t >= t`` (for
-``A = 1``) and by ``1 - t``: for ``A = 0``, ``g = -1 / (1 - t)`` in closed
-form and the factor changes by the edge's cover ratio, whatever the size of
-``B``. Leaf products ``G(t) >= prod B (1 - t)^k``
-cannot underflow where the integrand matters.
+Numerics: ``A`` is 0 or 1 and ``B`` in [0, 1] (up to the rounding of the
+model's covers, see _table.py); nothing is divided by a cover ratio. The
+only divisions are by factors ``(1 - t) B + t >= t`` (for ``A = 1``) and by
+``1 - t``: for ``A = 0``, ``g = -1 / (1 - t)`` in closed form and the
+factor changes by the edge's cover ratio, whatever the size of ``B``. Leaf
+products ``G(t) >= prod B (1 - t)^k`` cannot underflow where the integrand
+matters, and ``B = 0`` (zero covers, or ratios that underflow) is exact.
+
+The walk is iterative (an explicit stack of frames, one per level), so the
+depth of a tree is bounded by the scratch memory only, which the caller
+sizes with :func:`scratch_doubles` before anything is allocated.
 """
 
 from cython.parallel cimport parallel, prange
@@ -73,14 +78,17 @@ cdef struct _Trees:
     Py_ssize_t value_stride
 
 
-# Samples explained together in one walk of a tree.
-cdef enum:
-    _BLOCK_ROWS = 32
+cdef struct _Frame:
+    # One level of the walk's explicit stack: an internal node being visited.
+    Py_ssize_t node
+    Py_ssize_t side                 # the child being walked: 0 left, 1 right
+    double cover_product            # its player's B before the node's split
 
 
 cdef struct _Walk:
     # One walk of one tree for a block of samples; buffers belong to the thread.
     # Per-sample arrays are sample-major: one contiguous row of `block` values.
+    # Arrays with a `levels` axis hold one slice per depth of the walk.
     const double *X                 # the block's features, (n_features, block)
     double *phi                     # its values, (block, n_outputs, n_players)
     Py_ssize_t block
@@ -98,11 +106,57 @@ cdef struct _Walk:
     double *follows                 # A stays 1 on this side, (levels, block)
     double *leaves                  # A becomes 0 on this side, (levels, block)
     double *total                   # a row of block sums
+    _Frame *frames                  # the stack, (levels,)
     const double *nodes             # the tree's quadrature rule
     const double *weights
     Py_ssize_t m
     Py_ssize_t width                # outputs of this tree
     Py_ssize_t output               # its first output
+
+
+cdef inline double *_part(double *state, Py_ssize_t *used, Py_ssize_t size) noexcept nogil:
+    """The next ``size`` doubles of ``state`` (NULL when only sizing)."""
+    cdef double *part = NULL if state == NULL else state + used[0]
+    used[0] += size
+    return part
+
+
+cdef Py_ssize_t _layout(
+    _Walk *walk,
+    double *state,
+    Py_ssize_t block,
+    Py_ssize_t n_features,
+    Py_ssize_t n_players,
+    Py_ssize_t levels,
+    Py_ssize_t m,
+    Py_ssize_t width,
+) noexcept nogil:
+    """Point ``walk``'s buffers into one thread's ``state``; return its size.
+
+    The one place the scratch layout is written: the kernel carves ``state``
+    with it, and :func:`scratch_doubles` sizes it (``state`` NULL) before
+    anything is allocated. Sizes are in doubles; ``m`` and ``width`` are the
+    largest of any tree.
+    """
+    cdef Py_ssize_t used = 0
+    walk.X = _part(state, &used, n_features * block)
+    walk.present = _part(state, &used, n_players * block)
+    walk.cover_product = _part(state, &used, n_players)
+    walk.products = _part(state, &used, levels * m * block)
+    walk.sums = _part(state, &used, levels * width * m * block)
+    walk.shared = _part(state, &used, levels * 4 * m)
+    walk.was_present = _part(state, &used, levels * block)
+    walk.went_left = _part(state, &used, levels * block)
+    walk.gone = _part(state, &used, levels * block)
+    walk.follows = _part(state, &used, levels * block)
+    walk.leaves = _part(state, &used, levels * block)
+    walk.total = _part(state, &used, block)
+    # A frame is three 8-byte fields: it takes the room of three doubles and
+    # stays aligned.
+    walk.frames = <_Frame *> _part(
+        state, &used, levels * (sizeof(_Frame) // sizeof(double))
+    )
+    return used
 
 
 cdef inline bint _goes_left(const _Trees *trees, Py_ssize_t node, double x) noexcept nogil:
@@ -119,49 +173,31 @@ cdef inline bint _goes_left(const _Trees *trees, Py_ssize_t node, double x) noex
     return x <= trees.threshold[node]
 
 
-cdef void _visit(
+cdef inline void _enter_split(
     const _Trees *trees, _Walk *walk, Py_ssize_t node, Py_ssize_t depth
 ) noexcept nogil:
-    """Fill the level's ``sums`` for the subtree of ``node``; add to ``phi``.
+    """Push ``node``'s frame and compute what both its edges share.
 
     Everything that depends on the path only (divisions included) is
-    computed once per node; per sample, a case is selected (``A`` was
-    already 0, stays 1, or becomes 0) by multiplying with 0/1 indicators,
-    in loops over the block that the compiler vectorizes (``_lanes.h``).
+    computed once per node; per sample, a case is selected later (``A`` was
+    already 0, stays 1, or becomes 0) by multiplying with 0/1 indicators, in
+    loops over the block that the compiler vectorizes (``_lanes.h``).
     """
-    cdef Py_ssize_t m = walk.m, width = walk.width, n = walk.block
-    cdef Py_ssize_t k, o, s, side, child, player
-    cdef double *products = walk.products + depth * m * n
-    cdef double *child_products = products + m * n
-    cdef double *sums = walk.sums + depth * width * m * n
-    cdef double *child_sums = sums + width * m * n
+    cdef Py_ssize_t m = walk.m, n = walk.block, k, s
+    cdef Py_ssize_t player = trees.player[node]
+    cdef double cover_product = walk.cover_product[player]
     cdef double *reciprocal = walk.shared + depth * 4 * m
     cdef double *old_g = reciprocal + m
-    cdef double *follow_change = reciprocal + 2 * m
-    cdef double *leave_change = reciprocal + 3 * m
     cdef double *was_present = walk.was_present + depth * n
     cdef double *went_left = walk.went_left + depth * n
     cdef double *gone = walk.gone + depth * n
-    cdef double *follows = walk.follows + depth * n
-    cdef double *leaves = walk.leaves + depth * n
-    cdef double *present
-    cdef const double *x
+    cdef double *present = walk.present + player * n
+    cdef const double *x = walk.X + trees.feature[node] * n
     cdef const double *t = walk.nodes
-    cdef const double *w = walk.weights
-    cdef double cover_product, new_cover, ratio, factor, follow
+    cdef _Frame *frame = &walk.frames[depth]
 
-    if trees.left[node] < 0:
-        for o in range(width):
-            lanes_scale(
-                sums + o * m * n, products,
-                trees.value[node * trees.value_stride + o], m * n,
-            )
-        return
-
-    player = trees.player[node]
-    cover_product = walk.cover_product[player]
-    present = walk.present + player * n
-    x = walk.X + trees.feature[node] * n
+    frame.node = node
+    frame.cover_product = cover_product
     for s in range(n):
         was_present[s] = present[s]
     if trees.is_categorical[node]:
@@ -177,51 +213,146 @@ cdef void _visit(
         old_g[k] = (1.0 - cover_product) * reciprocal[k]
     for s in range(n):
         gone[s] = 1.0 - was_present[s]
-    for side in range(2):
-        child = trees.left[node] if side == 0 else trees.right[node]
-        ratio = trees.cover_ratio[child]
-        new_cover = cover_product * ratio
-        if new_cover == 0.0:  # a subtree without training mass weighs nothing
-            if side == 0:
-                for k in range(width * m * n):
-                    sums[k] = 0.0
-            continue
-        for s in range(n):
-            follow = went_left[s] if side == 0 else 1.0 - went_left[s]
-            follows[s] = was_present[s] * follow
-            leaves[s] = was_present[s] * (1.0 - follow)
-            present[s] = follows[s]
-        for k in range(m):
-            factor = (1.0 - t[k]) * new_cover + t[k]
-            # The weighted change of g when A stays 1, and when it becomes 0.
-            follow_change[k] = w[k] * ((1.0 - new_cover) / factor - old_g[k])
-            leave_change[k] = w[k] * (-1.0 / (1.0 - t[k]) - old_g[k])
-            lanes_select_scale(
-                child_products + k * n, products + k * n, gone, follows, leaves,
-                ratio, factor * reciprocal[k],
-                (1.0 - t[k]) * new_cover * reciprocal[k], n,
-            )
-        walk.cover_product[player] = new_cover
-        _visit(trees, walk, child, depth + 1)
-        for o in range(width):
-            for s in range(n):
-                walk.total[s] = 0.0
-            for k in range(m):
-                lanes_select_accumulate(
-                    walk.total, follows, leaves, follow_change[k], leave_change[k],
-                    child_sums + (o * m + k) * n, n,
-                )
-            for s in range(n):
-                walk.phi[
-                    (s * walk.n_outputs + walk.output + o) * walk.n_players + player
-                ] += walk.total[s]
-        if side == 0:
-            memcpy(sums, child_sums, width * m * n * sizeof(double))
-        else:
-            lanes_add(sums, child_sums, width * m * n)
+
+
+cdef inline Py_ssize_t _descend(
+    const _Trees *trees, _Walk *walk, Py_ssize_t depth, Py_ssize_t side
+) noexcept nogil:
+    """Go down the edge on ``side`` (0 left, 1 right) of the level's node.
+
+    Returns the child. Sets the child level's products ``G`` and the player's ``(A, B)``, and
+    keeps the weighted changes of ``g`` for :func:`_ascend`. A zero cover
+    ratio is walked like any other: ``B`` becomes 0, but a sample that
+    follows the edge keeps the factor ``t`` (its leaves count when the
+    player is present); only the samples that had left or leave the
+    player's path get a zero product.
+    """
+    cdef Py_ssize_t m = walk.m, n = walk.block, k, s
+    cdef _Frame *frame = &walk.frames[depth]
+    cdef Py_ssize_t node = frame.node
+    cdef Py_ssize_t player = trees.player[node]
+    cdef Py_ssize_t child = trees.left[node] if side == 0 else trees.right[node]
+    cdef double *products = walk.products + depth * m * n
+    cdef double *child_products = products + m * n
+    cdef double *reciprocal = walk.shared + depth * 4 * m
+    cdef double *old_g = reciprocal + m
+    cdef double *follow_change = reciprocal + 2 * m
+    cdef double *leave_change = reciprocal + 3 * m
+    cdef double *was_present = walk.was_present + depth * n
+    cdef double *went_left = walk.went_left + depth * n
+    cdef double *gone = walk.gone + depth * n
+    cdef double *follows = walk.follows + depth * n
+    cdef double *leaves = walk.leaves + depth * n
+    cdef double *present = walk.present + player * n
+    cdef const double *t = walk.nodes
+    cdef const double *w = walk.weights
+    cdef double ratio = trees.cover_ratio[child]
+    cdef double new_cover = frame.cover_product * ratio
+    cdef double factor, follow
+
+    frame.side = side
     for s in range(n):
-        present[s] = was_present[s]
-    walk.cover_product[player] = cover_product
+        follow = went_left[s] if side == 0 else 1.0 - went_left[s]
+        follows[s] = was_present[s] * follow
+        leaves[s] = was_present[s] * (1.0 - follow)
+        present[s] = follows[s]
+    for k in range(m):
+        factor = (1.0 - t[k]) * new_cover + t[k]
+        # The weighted change of g when A stays 1, and when it becomes 0.
+        follow_change[k] = w[k] * ((1.0 - new_cover) / factor - old_g[k])
+        leave_change[k] = w[k] * (-1.0 / (1.0 - t[k]) - old_g[k])
+        lanes_select_scale(
+            child_products + k * n, products + k * n, gone, follows, leaves,
+            ratio, factor * reciprocal[k],
+            (1.0 - t[k]) * new_cover * reciprocal[k], n,
+        )
+    walk.cover_product[player] = new_cover
+    return child
+
+
+cdef inline void _ascend(const _Trees *trees, _Walk *walk, Py_ssize_t depth) noexcept nogil:
+    """Come back up the frame's edge: add its ``Integral dg * H`` to ``phi``.
+
+    The child's sums ``H`` are added to the node's, and once both sides
+    are done the player's ``(A, B)`` are restored.
+    """
+    cdef Py_ssize_t m = walk.m, width = walk.width, n = walk.block, k, o, s
+    cdef _Frame *frame = &walk.frames[depth]
+    cdef Py_ssize_t player = trees.player[frame.node]
+    cdef double *sums = walk.sums + depth * width * m * n
+    cdef double *child_sums = sums + width * m * n
+    cdef double *follow_change = walk.shared + depth * 4 * m + 2 * m
+    cdef double *leave_change = follow_change + m
+    cdef double *follows = walk.follows + depth * n
+    cdef double *leaves = walk.leaves + depth * n
+    cdef double *was_present = walk.was_present + depth * n
+    cdef double *present = walk.present + player * n
+
+    for o in range(width):
+        for s in range(n):
+            walk.total[s] = 0.0
+        for k in range(m):
+            lanes_select_accumulate(
+                walk.total, follows, leaves, follow_change[k], leave_change[k],
+                child_sums + (o * m + k) * n, n,
+            )
+        for s in range(n):
+            walk.phi[
+                (s * walk.n_outputs + walk.output + o) * walk.n_players + player
+            ] += walk.total[s]
+    if frame.side == 0:
+        memcpy(sums, child_sums, width * m * n * sizeof(double))
+    else:
+        lanes_add(sums, child_sums, width * m * n)
+        for s in range(n):
+            present[s] = was_present[s]
+        walk.cover_product[player] = frame.cover_product
+
+
+cdef void _walk_tree(const _Trees *trees, _Walk *walk, Py_ssize_t root) noexcept nogil:
+    """Add the tree's values for the block to ``phi``.
+
+    Depth first, with an explicit stack (``walk.frames``, one frame per
+    level) rather than recursion, so that the C stack does not limit the
+    depth: a tree's depth is bounded only by the scratch memory, which is
+    sized before the walk.
+    """
+    cdef Py_ssize_t m = walk.m, n = walk.block, o
+    cdef Py_ssize_t depth = 0, node = root
+    while True:
+        # Down to a leaf, entering splits and taking their left edges.
+        while trees.left[node] >= 0:
+            _enter_split(trees, walk, node, depth)
+            # (Constant sides let the compiler specialize the inlined loops.)
+            node = _descend(trees, walk, depth, 0)
+            depth += 1
+        for o in range(walk.width):
+            lanes_scale(
+                walk.sums + (depth * walk.width + o) * m * n,
+                walk.products + depth * m * n,
+                trees.value[node * trees.value_stride + o], m * n,
+            )
+        # Up past the splits whose right edge is done, then down the right
+        # edge of the first split whose left edge was just done.
+        while True:
+            if depth == 0:
+                return
+            depth -= 1
+            _ascend(trees, walk, depth)
+            if walk.frames[depth].side == 0:
+                break
+        node = _descend(trees, walk, depth, 1)
+        depth += 1
+
+
+ctypedef void (*_TreeWalk)(const _Trees *, _Walk *, Py_ssize_t) noexcept nogil
+
+# The walk is called through this pointer, set at import, so that the C
+# compiler cannot inline it into the OpenMP region: there, register pressure
+# spills the inner loops' pointers to the stack (measured: 22% more
+# instructions on a random forest). A separate function keeps them in
+# registers.
+cdef _TreeWalk _walk_tree_apart = _walk_tree
 
 
 cdef void _explain_block(
@@ -247,26 +378,16 @@ cdef void _explain_block(
     """Add a block of samples' values over all trees to ``phi``."""
     cdef _Walk walk
     cdef Py_ssize_t j, s, tree
-    cdef double *transposed = state
+    cdef double *transposed
+    _layout(&walk, state, block, n_features, n_players, levels, m_max, width_max)
+    transposed = <double *> walk.X
     walk.phi = phi
     walk.block = block
     walk.n_players = n_players
     walk.n_outputs = n_outputs
-    walk.present = transposed + n_features * block
-    walk.cover_product = walk.present + n_players * block
-    walk.products = walk.cover_product + n_players
-    walk.sums = walk.products + levels * m_max * block
-    walk.shared = walk.sums + levels * width_max * m_max * block
-    walk.was_present = walk.shared + levels * 4 * m_max
-    walk.went_left = walk.was_present + levels * block
-    walk.gone = walk.went_left + levels * block
-    walk.follows = walk.gone + levels * block
-    walk.leaves = walk.follows + levels * block
-    walk.total = walk.leaves + levels * block
     for s in range(block):
         for j in range(n_features):
             transposed[j * block + s] = X[s * n_features + j]
-    walk.X = transposed
     for j in range(block * n_players):
         walk.present[j] = 1.0
     for j in range(n_players):
@@ -279,7 +400,7 @@ cdef void _explain_block(
         walk.output = tree_output[tree]
         for j in range(block * walk.m):
             walk.products[j] = 1.0
-        _visit(trees, &walk, roots[tree], 0)
+        _walk_tree_apart(trees, &walk, roots[tree])
 
 
 cdef class Forest:
@@ -340,6 +461,7 @@ cdef class Forest:
         Py_ssize_t max_depth,
         double[:, :, ::1] out,
         int n_threads,
+        Py_ssize_t block_rows,
         int[::1] out_of_memory,
     ):
         """Add each sample's path-dependent Shapley values to ``out``.
@@ -348,39 +470,42 @@ cdef class Forest:
         the caller. Tree ``t`` uses the rule
         ``rule_nodes[rule_start[t]:][:rule_size[t]]`` (exact when it has
         ceil(D / 2) points for the tree's largest number D of distinct
-        players on a path); ``max_depth`` bounds every tree's depth.
+        players on a path); ``max_depth`` bounds every tree's depth. Each
+        thread walks ``block_rows`` samples at a time, in a scratch buffer of
+        :func:`scratch_doubles` doubles (the caller chooses ``block_rows`` so
+        that it fits); the values do not depend on ``block_rows``.
+        ``out_of_memory[0]`` is set if a thread could not allocate it.
         """
         cdef Py_ssize_t n_samples = X.shape[0], n_features = X.shape[1]
         cdef Py_ssize_t n_players = out.shape[2]
         cdef Py_ssize_t n_outputs = out.shape[1], width = self.value.shape[1]
         cdef Py_ssize_t m_max = 1, levels = max_depth + 2
-        cdef Py_ssize_t n_blocks = (n_samples + _BLOCK_ROWS - 1) // _BLOCK_ROWS
-        cdef Py_ssize_t b, first, tree
+        cdef Py_ssize_t n_blocks, b, first, tree, scratch
         cdef double *state = NULL
+        cdef _Walk sizing
         cdef const _Trees *trees = &self.trees
         cdef const Py_ssize_t[::1] roots = self.roots
         cdef const Py_ssize_t[::1] tree_output = self.tree_output
         cdef const Py_ssize_t[::1] tree_width = self.tree_width
 
+        if block_rows < 1:
+            raise ValueError(f"block_rows must be >= 1, got {block_rows}.")
+        n_blocks = (n_samples + block_rows - 1) // block_rows
         for tree in range(rule_size.shape[0]):
             m_max = max(m_max, rule_size[tree])
+        scratch = _layout(
+            &sizing, NULL, block_rows, n_features, n_players, levels, m_max, width
+        )
         with nogil, parallel(num_threads=n_threads):
-            state = <double *> malloc(
-                (
-                    _BLOCK_ROWS * n_features + (_BLOCK_ROWS + 1) * n_players
-                    + levels * m_max * (_BLOCK_ROWS * (1 + width) + 4)
-                    + levels * _BLOCK_ROWS * 5
-                    + _BLOCK_ROWS
-                ) * sizeof(double)
-            )
+            state = <double *> malloc(scratch * sizeof(double))
             for b in prange(n_blocks, schedule="dynamic"):
                 if state == NULL:
                     out_of_memory[0] = 1
                     continue
-                first = b * _BLOCK_ROWS
+                first = b * block_rows
                 _explain_block(
                     trees, state, &X[first, 0], &out[first, 0, 0],
-                    min(<Py_ssize_t> _BLOCK_ROWS, n_samples - first),
+                    min(block_rows, n_samples - first),
                     n_features, n_players, n_outputs, levels, m_max, width,
                     roots, tree_output, tree_width,
                     rule_nodes, rule_weights, rule_start, rule_size,
@@ -411,6 +536,32 @@ cdef class Forest:
                         node = right[node]
                 for o in range(tree_width[tree]):
                     out[i, tree_output[tree] + o] += value[node, o]
+
+
+def scratch_doubles(
+    Py_ssize_t block_rows,
+    Py_ssize_t n_features,
+    Py_ssize_t n_players,
+    Py_ssize_t max_depth,
+    Py_ssize_t n_points,
+    Py_ssize_t width,
+):
+    """Doubles of scratch one thread of :meth:`Forest.shapley` allocates.
+
+    For blocks of ``block_rows`` samples, trees of depth at most
+    ``max_depth``, rules of at most ``n_points`` points and leaves of
+    ``width`` values. Sizes that would not fit in a Py_ssize_t are the
+    caller's to refuse first (see ``TreeExplainer``).
+
+    No product overflows: the largest, ``levels * width * n_points *
+    block_rows``, is at most the ensemble's value array (``n_nodes * width``
+    doubles, in memory) times ``MAX_QUADRATURE_POINTS * 32``.
+    """
+    cdef _Walk walk
+    return _layout(
+        &walk, NULL, block_rows, n_features, n_players, max_depth + 2, n_points,
+        width,
+    )
 
 
 def path_statistics(

@@ -1,7 +1,9 @@
 """Parser for XGBoost's tree boosters (``gbtree`` and ``dart``).
 
-The parser reads the model's own JSON (``Booster.save_raw("json")``), so
-skshapley never imports xgboost. What XGBoost 3.2 does when it predicts
+The parser reads the model's own JSON (``Booster.save_raw("json")``), or
+the same document read from a file (``_xgboost_file``), so skshapley never
+imports xgboost; every field it reads is checked first
+(``_xgboost_document``). What XGBoost 3.2 does when it predicts
 (``src/predictor/predict_fn.h``, ``src/common/categorical.h``,
 ``src/learner.cc``), and how the table reproduces it:
 
@@ -34,12 +36,18 @@ skshapley never imports xgboost. What XGBoost 3.2 does when it predicts
 * Tree ``t`` adds to output ``tree_info[t]`` (class or target).
 """
 
+import itertools
 import json
 
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
-from ._table import BITSET_WORDS, concatenate_trees
+from .._errors import UnsupportedModelError
+from .._limits import MAX_FEATURES, MAX_OUTPUTS
+from . import _xgboost_document as doc
+from ._table import concatenate_trees
+from ._xgboost_document import MalformedModel
+from ._xgboost_trees import parse_tree
 
 _IDENTITY_REGRESSION = (
     "reg:squarederror",
@@ -95,94 +103,69 @@ def parse_xgboost(model):
         wrapper trained with early stopping predicts with the first
         ``best_iteration + 1`` iterations, a ``Booster`` with all of them
         (``Booster.predict`` ignores ``best_iteration``). Inputs are float32
-        (category codes for categorical features), NaN is missing.
+        (category codes for categorical features); NaN and the wrapper's
+        ``missing`` value are missing.
 
     Raises
     ------
     TypeError
         For what the table cannot reproduce exactly: the ``gblinear``
         booster, multi-output trees (``multi_strategy="multi_output_tree"``),
-        unknown objectives, categories above 255, a ``missing`` value other
-        than NaN.
+        unknown objectives, categories above 255.
     sklearn.exceptions.NotFittedError
         If a ``Booster`` holds no trees.
     """
     booster = model.get_booster() if hasattr(model, "get_booster") else model
-    learner = json.loads(bytes(booster.save_raw(raw_format="json")))["learner"]
-    gradient_booster = learner["gradient_booster"]
-    kind = gradient_booster["name"]
-    if kind == "dart":
-        weight_drop = gradient_booster["weight_drop"]
-        gradient_booster = gradient_booster["gbtree"]
-    elif kind == "gbtree":
-        weight_drop = None
-    else:
-        raise TypeError(
-            f"XGBoost booster {kind!r} is not supported: only tree boosters "
-            "('gbtree', 'dart') are sums of trees."
-        )
-    missing = getattr(model, "missing", np.nan)
-    if not (missing is None or np.isnan(missing)):
-        raise TypeError(
-            f"XGBoost models with missing={missing!r} are not supported: the "
-            "tree table treats only NaN as missing."
-        )
-
-    forest = gradient_booster["model"]
-    trees_json = forest["trees"]
-    n_trees = _n_trees_used(model, booster, forest)
-    if n_trees == 0:
-        raise NotFittedError("The XGBoost model has no trees.")
-
-    param = learner["learner_model_param"]
-    objective = learner["objective"]["name"]
-    if objective not in _OBJECTIVES:
-        raise TypeError(
-            f"XGBoost objective {objective!r} is not supported: its base score's "
-            "link to the margin is unknown."
-        )
-    link, raw_output = _OBJECTIVES[objective]
-    n_outputs = max(int(param["num_class"]), int(param.get("num_target", 1)), 1)
-
-    trees = []
-    for t in range(n_trees):
-        tree_json = trees_json[t]
-        if int(tree_json["tree_param"].get("size_leaf_vector", 1)) > 1:
-            raise TypeError(
-                "XGBoost multi-output trees (multi_strategy='multi_output_tree') "
-                "are not supported; train with one_output_per_tree."
-            )
-        weight = 1.0 if weight_drop is None else float(np.float32(weight_drop[t]))
-        trees.append(_tree(tree_json, int(forest["tree_info"][t]), weight))
-
-    return concatenate_trees(
-        trees,
-        base_offset=_base_margin(param["base_score"], link, n_outputs),
-        n_features=int(param["num_feature"]),
-        float32_inputs=True,
-        allow_nan=True,
-        allow_inf=True,
-        output_names=_output_names(model, param),
-        raw_output=raw_output,
-        # The wrappers' feature_names_in_ are their Booster's feature_names
-        # (None when fitted on an array).
-        feature_names=_feature_names(booster),
-        categories_as_codes=True,
-        category_levels=_category_levels(learner),
-        # XGBoost looks categories up as floor(float32(x)); it refuses
-        # categories it did not see in training.
-        categorical_features=tuple(
-            sorted(
-                {
-                    int(tree["feature"][u])
-                    for tree in trees
-                    for u in np.flatnonzero(tree.get("is_categorical", []))
-                }
-            )
-        ),
-        category_rounding="floor",
-        unknown_categories="error",
+    best = None if model is booster else booster.attr("best_iteration")
+    # A Booster's missing value is a DMatrix setting, not stored in it.
+    missing = getattr(model, "missing", None)
+    return parse_document(
+        json.loads(bytes(booster.save_raw(raw_format="json"))),
+        source="the XGBoost model",
+        missing_value=np.nan if missing is None else float(missing),
+        classes=getattr(model, "classes_", None),
+        best_iteration=None if best is None else int(best),
     )
+
+
+def parse_document(
+    document,
+    *,
+    source: str,
+    missing_value: float = np.nan,
+    classes=None,
+    best_iteration: int | None = None,
+):
+    """Convert an XGBoost model document into a :class:`TreeEnsemble`.
+
+    Parameters
+    ----------
+    document : dict
+        What XGBoost saves (``{"learner": ..., "version": ...}``), decoded
+        from JSON or UBJSON; it is checked field by field.
+    source : str
+        What the document is, for messages ("model.json").
+    missing_value : float, default=nan
+        The input value that is missing besides NaN (XGBoost's ``missing``).
+    classes : array-like or None, default=None
+        Class labels of a scikit-learn wrapper, for the outputs' names.
+    best_iteration : int or None, default=None
+        Predict with the first ``best_iteration + 1`` iterations only.
+
+    Raises
+    ------
+    ValueError
+        ``"<source> is not a valid XGBoost model: <what is wrong>"`` if a
+        field the trees need is missing, has the wrong type or length, or
+        is out of range (children forming no tree, features or outputs
+        beyond the model's, non-finite leaf values, base score or covers).
+    TypeError, sklearn.exceptions.NotFittedError
+        As :func:`parse_xgboost`.
+    """
+    try:
+        return _ensemble(document, missing_value, classes, best_iteration)
+    except MalformedModel as exc:
+        raise ValueError(f"{source} is not a valid XGBoost model: {exc}.") from exc
 
 
 def xgboost_categories(model):
@@ -197,138 +180,185 @@ def xgboost_categories(model):
     as codes).
     """
     booster = model.get_booster() if hasattr(model, "get_booster") else model
-    return _categories(
-        json.loads(bytes(booster.save_raw(raw_format="json")))["learner"]
+    learner = json.loads(bytes(booster.save_raw(raw_format="json")))["learner"]
+    forest = _forest(learner)[0]
+    n_features = doc.integer(
+        learner["learner_model_param"], "num_feature", "", low=1, high=MAX_FEATURES
+    )
+    return _categories(forest, "", n_features)
+
+
+def _ensemble(document, missing_value, classes, best_iteration):
+    learner = doc.mapping(document, "learner", "")
+    forest, path, weight_drop = _forest(learner)
+    param = doc.mapping(learner, "learner_model_param", "learner")
+    ppath = "learner.learner_model_param"
+    n_features = doc.integer(param, "num_feature", ppath, low=1, high=MAX_FEATURES)
+    n_classes = doc.integer(param, "num_class", ppath, low=0, high=MAX_OUTPUTS)
+    n_targets = doc.integer(
+        param, "num_target", ppath, low=1, high=MAX_OUTPUTS, default=1
+    )
+    if n_classes > 1 and n_targets > 1:
+        raise MalformedModel(f"{ppath} has both classes and targets")
+    n_outputs = max(n_classes, n_targets, 1)
+    objective = doc.text(
+        doc.mapping(learner, "objective", "learner"), "name", "learner.objective"
+    )
+    if objective not in _OBJECTIVES:
+        raise UnsupportedModelError(
+            f"XGBoost objective {objective!r:.60} is not supported: its base "
+            "score's link to the margin is unknown."
+        )
+    link, raw_output = _OBJECTIVES[objective]
+    base_offset = _base_margin(doc.text(param, "base_score", ppath), link, n_outputs)
+
+    trees_json = doc.sequence(forest, "trees", path)
+    tree_info = doc.numbers(forest, "tree_info", path, np.int64, length=len(trees_json))
+    if np.any((tree_info < 0) | (tree_info >= n_outputs)):
+        raise MalformedModel(
+            f"{path}.tree_info names outputs outside 0 to {n_outputs - 1}"
+        )
+    if weight_drop is not None and len(weight_drop) != len(trees_json):
+        raise MalformedModel(
+            f"learner.gradient_booster.weight_drop has {len(weight_drop)} entries "
+            f"for {len(trees_json)} trees"
+        )
+    n_trees = _n_trees_used(forest, path, tree_info, best_iteration)
+    if n_trees == 0:
+        raise NotFittedError("The XGBoost model has no trees.")
+    trees = [
+        parse_tree(
+            trees_json[t],
+            doc.join(f"{path}.trees", t),
+            int(tree_info[t]),
+            np.float32(1) if weight_drop is None else weight_drop[t],
+            n_features,
+        )
+        for t in range(n_trees)
+    ]
+    return concatenate_trees(
+        trees,
+        base_offset=base_offset,
+        n_features=n_features,
+        float32_inputs=True,
+        allow_nan=True,
+        allow_inf=True,
+        output_names=_output_names(classes, n_classes, n_targets),
+        raw_output=raw_output,
+        # The wrappers' feature_names_in_ are their Booster's feature_names
+        # (none when fitted on an array).
+        feature_names=_feature_names(learner, n_features),
+        categories_as_codes=True,
+        category_levels=_category_levels(forest, path, n_features),
+        # XGBoost looks categories up as floor(float32(x)); it refuses
+        # categories it did not see in training.
+        categorical_features=tuple(
+            sorted(
+                {
+                    int(tree["feature"][u])
+                    for tree in trees
+                    for u in np.flatnonzero(tree["is_categorical"])
+                }
+            )
+        ),
+        category_rounding="floor",
+        unknown_categories="error",
+        missing_value=missing_value,
     )
 
 
-def _category_levels(learner):
+def _forest(learner):
+    """The trees' object, its path, and DART's tree weights (float32) or None."""
+    path = "learner.gradient_booster"
+    gradient_booster = doc.mapping(learner, "gradient_booster", "learner")
+    kind = doc.text(gradient_booster, "name", path)
+    weight_drop = None
+    if kind == "dart":
+        weight_drop = doc.numbers(gradient_booster, "weight_drop", path, np.float32)
+        if not np.all(np.isfinite(weight_drop)):
+            raise MalformedModel(f"{path}.weight_drop holds non-finite weights")
+        gradient_booster = doc.mapping(gradient_booster, "gbtree", path)
+        path = f"{path}.gbtree"
+    elif kind != "gbtree":
+        raise UnsupportedModelError(
+            f"XGBoost booster {kind!r:.60} is not supported: only tree boosters "
+            "('gbtree', 'dart') are sums of trees."
+        )
+    return doc.mapping(gradient_booster, "model", path), f"{path}.model", weight_drop
+
+
+def _n_trees_used(forest, path, tree_info, best_iteration):
+    """Trees the model's default ``predict`` uses (see :func:`parse_xgboost`)."""
+    n_trees = len(tree_info)
+    param = doc.mapping(forest, "gbtree_model_param", path)
+    ppath = f"{path}.gbtree_model_param"
+    doc.integer(param, "num_trees", ppath, low=n_trees, high=n_trees)
+    per_tree = doc.integer(param, "num_parallel_tree", ppath, low=1, high=2**31 - 1)
+    indptr = doc.numbers(forest, "iteration_indptr", path, np.int64, required=False)
+    if len(indptr) and (
+        indptr[0] != 0 or indptr[-1] != n_trees or np.any(np.diff(indptr) < 0)
+    ):
+        raise MalformedModel(
+            f"{path}.iteration_indptr must rise from 0 to the number of trees, "
+            f"{n_trees}"
+        )
+    if best_iteration is None:
+        return n_trees
+    iterations = best_iteration + 1
+    if len(indptr):
+        return int(indptr[min(iterations, len(indptr) - 1)])
+    per_iteration = (int(tree_info.max(initial=0)) + 1) * per_tree
+    return min(n_trees, iterations * per_iteration)
+
+
+def _category_levels(forest, path, n_features):
     """``category_levels`` for the table: tuples per feature, or None."""
-    categories = _categories(learner)
+    categories = _categories(forest, path, n_features)
     if all(levels is None for levels in categories):
         return None
     return tuple(None if levels is None else tuple(levels) for levels in categories)
 
 
-def _categories(learner):
-    gradient_booster = learner["gradient_booster"]
-    if gradient_booster["name"] == "dart":
-        gradient_booster = gradient_booster["gbtree"]
-    n_features = int(learner["learner_model_param"]["num_feature"])
-    encodings = gradient_booster.get("model", {}).get("cats", {}).get("enc", [])
+def _categories(forest, path, n_features):
+    """Per feature, the training categories XGBoost recorded, or None."""
+    cats = doc.member(forest, "cats", path, {}, required=False)
+    encodings = doc.sequence(cats, "enc", f"{path}.cats", required=False)
+    if len(encodings) > n_features:
+        raise MalformedModel(
+            f"{path}.cats.enc has {len(encodings)} entries for {n_features} features"
+        )
     categories = [None] * n_features
     for j, column in enumerate(encodings):
-        if "offsets" in column:  # strings: UTF-8 bytes cut at the offsets
-            data = bytes(column["values"])
-            offsets = column["offsets"]
-            values = [
-                data[offsets[i] : offsets[i + 1]].decode("utf-8")
-                for i in range(len(offsets) - 1)
-            ]
+        cpath = doc.join(f"{path}.cats.enc", j)
+        if isinstance(column, dict) and "offsets" in column:
+            values = _strings(column, cpath)
         else:
-            values = list(column["values"])
+            doc.numbers(column, "values", cpath, np.float64)
+            values = doc.sequence(column, "values", cpath)
         if values:
             categories[j] = values
     return categories
 
 
-def _n_trees_used(model, booster, forest):
-    """Trees the model's default ``predict`` uses (see :func:`parse_xgboost`)."""
-    n_trees = len(forest["trees"])
-    if model is booster:
-        return n_trees
-    best = booster.attr("best_iteration")
-    if best is None:
-        return n_trees
-    iterations = int(best) + 1
-    indptr = forest.get("iteration_indptr")
-    if indptr is not None:
-        return int(indptr[min(iterations, len(indptr) - 1)])
-    per_iteration = max(1, max(forest["tree_info"], default=0) + 1) * int(
-        forest["gbtree_model_param"]["num_parallel_tree"]
-    )
-    return min(n_trees, iterations * per_iteration)
-
-
-def _tree(tree_json, output, weight):
-    """Node arrays of one tree, reachable nodes only, in preorder.
-
-    Pruned trees keep deleted nodes in their arrays; walking from the root
-    drops them.
-    """
-    left_json = tree_json["left_children"]
-    right_json = tree_json["right_children"]
-    order = []
-    stack = [0]
-    while stack:
-        node = stack.pop()
-        order.append(node)
-        if left_json[node] >= 0:
-            stack.extend((right_json[node], left_json[node]))
-    order = np.array(order, dtype=np.intp)
-    new_index = np.full(len(left_json), -1, dtype=np.intp)
-    new_index[order] = np.arange(len(order))
-
-    left_old = np.asarray(left_json, dtype=np.intp)[order]
-    right_old = np.asarray(right_json, dtype=np.intp)[order]
-    internal = left_old >= 0
-    condition = np.asarray(tree_json["split_conditions"], dtype=np.float32)[order]
-    threshold = np.nextafter(condition, np.float32(-np.inf)).astype(np.float64)
-    cover = np.asarray(tree_json["sum_hessian"], dtype=np.float64)[order]
-    if not np.all(cover[internal] > 0):
-        raise TypeError(
-            "XGBoost tree with a split node of zero hessian sum: its cover ratios "
-            "(the path-dependent weights) are undefined."
-        )
-    tree = {
-        "feature": np.where(
-            internal, np.asarray(tree_json["split_indices"], dtype=np.intp)[order], -1
-        ),
-        "threshold": np.where(internal, threshold, 0.0),
-        "left": np.where(internal, new_index[np.maximum(left_old, 0)], -1),
-        "right": np.where(internal, new_index[np.maximum(right_old, 0)], -1),
-        "missing_left": np.asarray(tree_json["default_left"], dtype=np.uint8)[order],
-        "is_categorical": np.zeros(len(order), dtype=np.uint8),
-        "category_bitset": np.zeros((len(order), BITSET_WORDS), dtype=np.uint32),
-        "cover": cover,
-        # float32 leaf times float32 weight is exact in float64.
-        "value": np.where(internal, 0.0, condition.astype(np.float64) * weight)[
-            :, None
-        ],
-        "output": output,
-    }
-    _set_categorical_nodes(tree, tree_json, new_index)
-    return tree
-
-
-def _set_categorical_nodes(tree, tree_json, new_index):
-    """Categorical splits: listed categories go right in XGBoost.
-
-    The table sends the bitset's categories left and every other value
-    (unlisted, negative, >= 256, NaN by the missing rule) right, so each
-    categorical node's children are swapped and its missing rule flipped.
-    """
-    segments = tree_json.get("categories_segments", [])
-    sizes = tree_json.get("categories_sizes", [])
-    categories = tree_json.get("categories", [])
-    for old, begin, size in zip(
-        tree_json.get("categories_nodes", []), segments, sizes, strict=True
+def _strings(column, path):
+    """String categories: UTF-8 bytes cut at the offsets."""
+    data = doc.numbers(column, "values", path, np.uint8).tobytes()
+    offsets = doc.numbers(column, "offsets", path, np.int64).tolist()
+    if not offsets and not data:
+        return []
+    if (
+        not offsets
+        or offsets[0] != 0
+        or offsets[-1] != len(data)
+        or offsets != sorted(offsets)
     ):
-        u = new_index[old]
-        if u < 0:  # a deleted node
-            continue
-        listed = categories[begin : begin + size]
-        if max(listed) >= 32 * BITSET_WORDS:
-            raise TypeError(
-                f"XGBoost categorical split on category {max(listed)}: the tree "
-                f"table's bitsets hold categories 0..{32 * BITSET_WORDS - 1} only."
-            )
-        tree["is_categorical"][u] = 1
-        tree["left"][u], tree["right"][u] = tree["right"][u], tree["left"][u]
-        tree["missing_left"][u] ^= 1
-        tree["threshold"][u] = 0.0
-        for c in listed:
-            tree["category_bitset"][u, c // 32] |= np.uint32(1 << (c % 32))
+        raise MalformedModel(
+            f"{path}.offsets must rise from 0 to the {len(data)} bytes of its values"
+        )
+    try:
+        return [data[a:b].decode("utf-8") for a, b in itertools.pairwise(offsets)]
+    except UnicodeDecodeError as exc:
+        raise MalformedModel(f"{path}.values is not UTF-8") from exc
 
 
 def _base_margin(base_score, link, n_outputs):
@@ -337,30 +367,58 @@ def _base_margin(base_score, link, n_outputs):
     ``base_score`` is '[v0,v1,...]' (XGBoost >= 3.1) or a scalar (older
     models, broadcast to every output).
     """
-    values = np.array(
-        [float(v) for v in base_score.strip("[]").split(",")], dtype=np.float32
-    )
+    try:
+        with np.errstate(over="ignore"):  # beyond float32: inf, refused below
+            values = np.array(
+                [float(v) for v in base_score.strip("[]").split(",")],
+                dtype=np.float32,
+            )
+    except ValueError as exc:
+        raise MalformedModel(
+            f"learner.learner_model_param.base_score {base_score!r:.60} is not "
+            "a number or a list of numbers"
+        ) from exc
     if len(values) == 1:
         values = np.repeat(values, n_outputs)
-    with np.errstate(divide="ignore"):
+    if link == "logit" and not np.all((values >= 0) & (values <= 1)):
+        # A probability (0 and 1 are clamped below); XGBoost refuses to
+        # load other values too.
+        raise MalformedModel(
+            f"learner.learner_model_param.base_score {base_score!r:.60} must "
+            "be in [0, 1] for a logistic objective"
+        )
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if link == "logit":
             values = np.clip(values, _LOGISTIC_EPS, np.float32(1) - _LOGISTIC_EPS)
             values = -np.log(np.float32(1) / values - np.float32(1))
         elif link == "log":
             values = np.log(values)
+    if len(values) != n_outputs or not np.all(np.isfinite(values)):
+        raise MalformedModel(
+            f"learner.learner_model_param.base_score {base_score!r:.60} does not "
+            f"give {n_outputs} finite margin(s)"
+        )
     return values.astype(np.float32).astype(np.float64)
 
 
-def _feature_names(booster):
-    names = booster.feature_names
-    return None if names is None else tuple(str(name) for name in names)
+def _feature_names(learner, n_features):
+    """The feature names saved with the model, or None; types are checked too."""
+    names = None
+    for key in ("feature_names", "feature_types"):
+        values = doc.sequence(learner, key, "learner", required=False)
+        if values and (
+            len(values) != n_features or not all(isinstance(v, str) for v in values)
+        ):
+            raise MalformedModel(
+                f"learner.{key} must be {n_features} strings, one per feature"
+            )
+        if key == "feature_names" and values:
+            names = tuple(values)
+    return names
 
 
-def _output_names(model, param):
+def _output_names(classes, n_classes, n_targets):
     """Class labels, class indices, or "target" / "target k"."""
-    n_classes = int(param["num_class"])
-    n_targets = int(param.get("num_target", 1))
-    classes = getattr(model, "classes_", None)
     if classes is not None:
         classes = np.asarray(classes).tolist()
         return tuple(classes if n_classes > 1 else classes[1:])

@@ -1,0 +1,228 @@
+"""The rows a user passes, as float64 values: real numbers or one clear error.
+
+DataFrames are converted column by column, each by its own dtype, and an
+error names the column; arrays, lists and sparse matrices are converted as
+a whole. Only real numbers are accepted (including booleans, nullable pandas
+dtypes and object columns holding numbers). Complex numbers, strings, dates
+and durations are refused rather than silently truncated or parsed (NumPy
+drops imaginary parts and reads the string "1.5" as 1.5). Missing values
+(NaN, None, ``pd.NA``) become NaN. Every result is a new array: the caller's
+data is never modified through it.
+"""
+
+import reprlib
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+# Python and NumPy types that would convert to a float by dropping or
+# parsing something, or that are not quantities: refused in object arrays.
+_NOT_REAL = (str, bytes, complex, np.complexfloating, np.datetime64, np.timedelta64)
+
+
+def check_unique_columns(columns: Sequence[str]) -> None:
+    """Raise a ValueError naming the DataFrame columns that appear twice."""
+    duplicated = pd.Index(columns)
+    repeated = duplicated[duplicated.duplicated()].unique().tolist()
+    if repeated:
+        raise ValueError(
+            f"X's column names must be unique; repeated: {repeated}. Drop or "
+            "rename the duplicates."
+        )
+
+
+def frame_values(
+    X: pd.DataFrame,
+    *,
+    categories_as_codes: bool,
+    category_levels: Sequence | None,
+    categorical_features: Sequence[int],
+    unknown_categories: str,
+) -> np.ndarray:
+    """A DataFrame's columns, in order, as a C-ordered float64 array.
+
+    Pandas categorical columns become their values, or, if
+    ``categories_as_codes``, their codes (see :func:`category_codes`), which
+    only the model's ``categorical_features`` accept; a feature the model
+    learned as a pandas category (``category_levels[j]`` not None) must be
+    one.
+    """
+    values = np.empty(X.shape, dtype=np.float64)
+    levels = category_levels or [None] * X.shape[1]
+    # NumPy-typed numeric columns of numeric features, converted at once
+    # (the common case; the loop below costs ~25 µs per column).
+    plain = [
+        j
+        for j, (dtype, level) in enumerate(zip(X.dtypes, levels, strict=True))
+        if isinstance(dtype, np.dtype) and dtype.kind in "biuf" and level is None
+    ]
+    values[:, plain] = X.iloc[:, plain].to_numpy(dtype=np.float64)
+    for j in np.setdiff1d(np.arange(X.shape[1]), plain):
+        column, level = X.iloc[:, j], levels[j]
+        if categories_as_codes:
+            is_category = isinstance(column.dtype, pd.CategoricalDtype)
+            _check_category_column(
+                column.name, is_category, j in categorical_features, level
+            )
+            if is_category:
+                values[:, j] = category_codes(column, level, unknown_categories)
+                continue
+        values[:, j] = real_values(column, f"Column {column.name!r} of X")
+    return values
+
+
+def _check_category_column(name, is_category: bool, categorical: bool, level):
+    """Refuse a category column for a numeric feature, and the converse.
+
+    For models that read category codes: a code is not the value it stands
+    for, and a feature learned as a pandas category is looked up by value in
+    its training categories (XGBoost and LightGBM refuse both mismatches).
+    """
+    if is_category and not categorical:
+        raise ValueError(
+            f"Column {name!r} of X is a pandas category, but the model learned "
+            f"feature {name!r} as numeric: pass its values as numbers (the "
+            "model would read the category codes, not the values)."
+        )
+    if not is_category and level is not None:
+        raise ValueError(
+            f"Column {name!r} of X must be a pandas category: the model learned "
+            f"feature {name!r} as one, with categories {list(level)[:10]}. "
+            "Convert it with astype('category'), or pass a NumPy array of its "
+            "category codes."
+        )
+
+
+def array_values(X) -> np.ndarray:
+    """An array-like (array, list, sparse matrix) as a new C-ordered float64 array."""
+    if sp.issparse(X):
+        X = X.toarray()
+    try:
+        array = np.asarray(X)
+    except (TypeError, ValueError) as exc:  # ragged lists, odd objects
+        raise ValueError(
+            f"X must be a 2-D array-like of numbers, got {type(X).__name__} "
+            f"that NumPy cannot read as an array: {exc}"
+        ) from exc
+    values = real_values(array, "X")
+    if np.may_share_memory(values, array):
+        values = values.copy()
+    return np.asarray(values, order="C")  # (ascontiguousarray makes 0-d 1-D)
+
+
+def real_values(values, where: str) -> np.ndarray:
+    """A NumPy array or pandas Series as float64, or a ValueError.
+
+    ``where`` names the values in messages ("X", "Column 'age' of X"). The
+    result may share memory with ``values``: copy it before writing.
+    """
+    dtype = values.dtype
+    kind = dtype.kind
+    if kind in "biuf":
+        if isinstance(values, np.ndarray):
+            return values.astype(np.float64, copy=False)
+        return values.to_numpy(dtype=np.float64, na_value=np.nan)
+    if kind == "c":
+        raise ValueError(
+            f"{where} holds complex numbers (dtype {dtype}); only real numbers "
+            "are accepted. Pass the real part explicitly if that is what is meant."
+        )
+    if kind in "mM":
+        raise ValueError(
+            f"{where} holds dates or durations (dtype {dtype}); only numbers are "
+            "accepted. Convert them explicitly, e.g. to seconds."
+        )
+    if kind in "US":
+        raise ValueError(
+            f"{where} holds strings (dtype {dtype}); only numbers are accepted. "
+            "Convert them explicitly, e.g. with astype(float)."
+        )
+    return _object_values(np.asarray(values, dtype=object), where)
+
+
+def _object_values(values: np.ndarray, where: str) -> np.ndarray:
+    """Objects (numbers, missing values) as float64; anything else is refused."""
+    missing = pd.isna(values)
+    out = np.full(values.shape, np.nan)
+    present = values[~missing]
+    refused = [kind for kind in set(map(type, present)) if issubclass(kind, _NOT_REAL)]
+    if refused:
+        # Show a value that is no number at all ('abc') rather than a number
+        # written as text ('32.1'), when the column holds both.
+        offenders = [value for value in present if type(value) in refused]
+        offending = next(
+            (value for value in offenders if not _is_number(value)), offenders[0]
+        )
+    else:
+        try:
+            out[~missing] = present.astype(np.float64)
+            return out
+        except (TypeError, ValueError, OverflowError):
+            offending = next(
+                (value for value in present if not _is_number(value)), present
+            )
+    raise ValueError(
+        f"{where} must hold real numbers (as float64); it holds "
+        f"{reprlib.repr(offending)} ({type(offending).__name__})."
+    )
+
+
+def _is_number(value) -> bool:
+    """Whether ``float(value)`` works (what NumPy calls on objects)."""
+    try:
+        float(value)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True
+
+
+def category_codes(column: pd.Series, levels, unknown: str) -> np.ndarray:
+    """A categorical column's codes as floats, NaN where missing.
+
+    With ``levels`` (the training categories), codes are positions in it, as
+    the model counts them; values it does not list are missing, or raise a
+    ``ValueError`` if ``unknown == "error"``.
+    """
+    if levels is not None:
+        recoded = column.cat.set_categories(list(levels))
+        unseen = column[recoded.isna() & column.notna()].unique().tolist()
+        if unseen and unknown == "error":
+            raise ValueError(
+                f"Column {column.name!r} has categories the model did not see "
+                f"in training: {unseen}."
+            )
+        column = recoded
+    codes = column.cat.codes.to_numpy().astype(np.float64)
+    codes[codes < 0] = np.nan
+    return codes
+
+
+def float32_unless_float(X) -> bool:
+    """Whether LightGBM's input cast rounds ``X`` to float32.
+
+    LightGBM casts a NumPy array that is not float32 or float64 (integers,
+    booleans) to float32, and a DataFrame to ``np.result_type`` of its
+    columns' types and float32. Object arrays are read as float64 (by the
+    scikit-learn wrapper's ``check_array``). Category columns, which enter
+    as small integer codes, are left out: whichever type LightGBM gives
+    them, their codes are exact in float32.
+    """
+    if isinstance(X, pd.DataFrame):
+        types = [
+            getattr(dtype, "numpy_dtype", dtype)
+            for dtype in X.dtypes
+            if not isinstance(dtype, pd.CategoricalDtype)
+        ]
+        try:
+            return np.result_type(*types, np.float32) == np.float32
+        except TypeError:  # not numbers: refused when X is validated
+            return False
+    dtype = getattr(X, "dtype", None)
+    if dtype is None:
+        try:
+            dtype = np.asarray(X).dtype
+        except (TypeError, ValueError):  # refused when X is validated
+            return False
+    return dtype.kind in "biuf" and dtype not in (np.float32, np.float64)

@@ -1,0 +1,247 @@
+"""The command's options: the argument parser and its help texts."""
+
+import argparse
+import re
+from pathlib import Path
+
+from .. import __version__
+from .._limits import DEFAULT_MAX_DATA_BYTES
+from ._inputs import CSV_SUFFIXES, PARQUET_SUFFIXES, suffix
+
+ISSUES = "https://github.com/skshapley/skshapley/issues"
+
+_DESCRIPTION = "Exact Shapley-value feature attributions of a fitted model."
+
+_EPILOG = f"""\
+Run 'skshapley report' alone for a demo: it fits a gradient-boosted model to
+scikit-learn's diabetes data and writes skshapley-report.html.
+
+Tree ensembles are explained by TreeExplainer; kernel models (kernel ridge,
+SVMs, Gaussian processes) by ProductKernelExplainer. What is explained is the
+model's raw output: the regression value, the margin (log-odds) of boosted
+classifiers, the class probabilities of forests.
+
+Outputs are written to a temporary file and renamed when complete: an error
+or Ctrl-C leaves any previous file as it was. An existing --out is replaced
+only with --force, and never when it is the --model or --data file.
+
+Progress is shown on stderr when it is a terminal.
+
+Exit status: 0 success; 1 a problem with a file, the model or the data (one
+line on stderr); 2 a usage error; 3 an internal error, a bug: please report
+it, with the command you ran, at
+{ISSUES}
+(--debug shows its traceback); 130 interrupted (Ctrl-C).
+"""
+
+_REPORT_EPILOG = """\
+Without --model and --data: fits a GradientBoostingRegressor to
+scikit-learn's diabetes data (shipped with it: nothing is downloaded) and
+reports on all 442 rows, in a few seconds.
+
+The report is one HTML file (images embedded, no JavaScript, no network):
+summary, importance table, importance and beeswarm plots, dependence plots,
+waterfalls of the highest, lowest and median predictions. The report needs
+matplotlib: pip install 'skshapley[plot]'.
+"""
+
+_EXPLAIN_EPILOG = """\
+The table has one row per explained row (first column "row": the data's row
+number, 0 for the first; or the --index column), one column per feature
+(or group), then "base_value": each row sums to the model's raw output. For
+several outputs (classes) the columns are <output>__<feature> and
+<output>__base_value, unless --output picks one. Without --model and --data,
+explains the demo model of 'skshapley report'.
+"""
+
+REPORT_SUFFIXES = (".html", ".htm")
+
+_BYTE_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+
+
+class UsageError(Exception):
+    """A usage error: exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but its errors are exceptions, reported in one line."""
+
+    def error(self, message):
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``skshapley`` command's parser; each subcommand sets ``run``."""
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = _Parser(
+        prog="skshapley",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=formatter,
+    )
+    parser.add_argument("--version", action="version", version=__version__)
+    commands = parser.add_subparsers(
+        title="commands", dest="command", required=True, metavar="COMMAND"
+    )
+    report = commands.add_parser(
+        "report",
+        help="write an HTML report of a model's attributions",
+        description="Write a self-contained HTML report of a model's Shapley values.",
+        epilog=_REPORT_EPILOG,
+        formatter_class=formatter,
+    )
+    _add_inputs(report)
+    report.add_argument(
+        "--out",
+        type=_report_path,
+        default=Path("skshapley-report.html"),
+        metavar="PATH",
+        help="the HTML file, .html or .htm (default: skshapley-report.html)",
+    )
+    report.add_argument(
+        "--title", metavar="TEXT", help="the report's title (default: model and data)"
+    )
+    _add_options(report)
+    explain = commands.add_parser(
+        "explain",
+        help="write the attributions to a CSV or Parquet file",
+        description="Write the Shapley values of each row to a CSV or Parquet file.",
+        epilog=_EXPLAIN_EPILOG,
+        formatter_class=formatter,
+    )
+    _add_inputs(explain)
+    explain.add_argument(
+        "--out",
+        type=_table_path,
+        default=Path("attributions.csv"),
+        metavar="PATH",
+        help="the table to write: .csv, .csv.gz or .parquet (default: "
+        "attributions.csv)",
+    )
+    _add_options(explain)
+    return parser
+
+
+def _add_inputs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--model",
+        type=Path,
+        metavar="PATH",
+        help="the fitted model: XGBoost .json/.ubj, LightGBM .txt, skops "
+        ".skops; pickle .pkl/.pickle/.joblib only with --trust-pickle",
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        metavar="PATH",
+        help="the rows to explain: .csv, .csv.gz or .parquet, one column per "
+        "feature, named as in training",
+    )
+    parser.add_argument(
+        "--max-data-bytes",
+        type=_byte_count,
+        default=DEFAULT_MAX_DATA_BYTES,
+        metavar="N",
+        help="refuse --data holding more than N bytes of data (decompressed; "
+        f"suffixes K, M, G: powers of 1024; default: {DEFAULT_MAX_DATA_BYTES >> 20}M)",
+    )
+
+
+def _add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--target", metavar="COL", help="a column of --data to leave out (the label)"
+    )
+    parser.add_argument(
+        "--index",
+        metavar="COL",
+        help="a column of --data that names the rows (not a feature)",
+    )
+    parser.add_argument(
+        "--rows",
+        type=_positive_int,
+        metavar="N",
+        help="explain N rows drawn at random (seed 0, without replacement, "
+        "kept in file order) instead of all",
+    )
+    parser.add_argument(
+        "--groups",
+        type=_group,
+        nargs="+",
+        action="extend",
+        metavar="NAME=COL,COL",
+        help="explain these columns together, as one player named NAME",
+    )
+    parser.add_argument(
+        "--output",
+        metavar="NAME",
+        help="for a model with several outputs (classes): the one to show "
+        "(report: default the first) or write (explain: default all)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace --out if it exists (never an input file)",
+    )
+    parser.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="load pickle and joblib files, which runs code stored in them, and "
+        "skops files holding types other than scikit-learn's and those skops "
+        "trusts; only for files you trust",
+    )
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print nothing but errors",
+    )
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="on an internal error, show its traceback",
+    )
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _byte_count(text: str) -> int:
+    match = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)i?b?\s*", text.lower())
+    if match is None or int(match[1]) == 0:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number of bytes such as 500M or 2G, got {text!r}"
+        )
+    return int(match[1]) * _BYTE_UNITS[match[2]]
+
+
+def _group(text: str) -> tuple[str, list[str]]:
+    name, _, columns = text.partition("=")
+    members = columns.split(",")
+    if not name or not all(members):
+        raise argparse.ArgumentTypeError(f"expected NAME=COL,COL,..., got {text!r}")
+    return name, members
+
+
+def _table_path(text: str) -> Path:
+    path = Path(text)
+    if suffix(path) not in (*CSV_SUFFIXES, *PARQUET_SUFFIXES):
+        raise argparse.ArgumentTypeError(
+            f"expected a .csv, .csv.gz or .parquet file, got {text!r}"
+        )
+    return path
+
+
+def _report_path(text: str) -> Path:
+    path = Path(text)
+    if suffix(path) not in REPORT_SUFFIXES:
+        raise argparse.ArgumentTypeError(
+            f"expected an .html or .htm file, got {text!r}"
+        )
+    return path

@@ -1,0 +1,79 @@
+"""Where the command writes: checked before any work, written atomically.
+
+An output file is first written in full to a temporary file in its own
+folder, then renamed over the destination (``os.replace``, atomic on one file
+system): an interruption, a full disk or an error leaves the previous file
+as it was and no temporary file behind. An output that is an input, or that
+exists already (unless ``--force``), is refused before anything is read.
+"""
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+from ._inputs import CommandError
+
+
+def check_output(path: Path, *, inputs: tuple[Path, ...], force: bool) -> None:
+    """Fail unless the command may write ``path``.
+
+    ``path``'s folder must exist; ``path`` must not be one of ``inputs``
+    (compared as files: the same path, a symbolic or a hard link), and must
+    not exist unless ``force``.
+    """
+    if not path.parent.is_dir():
+        raise CommandError(f"cannot write {path}: no folder {path.parent}")
+    if path.is_dir():
+        raise CommandError(f"cannot write {path}: it is a folder")
+    for source in inputs:
+        if _same_file(path, source):
+            raise CommandError(
+                f"--out {path} is the input file {source}; refusing to replace it"
+            )
+    if os.path.lexists(path) and not force:
+        raise CommandError(
+            f"--out {path} exists; pass --force to replace it, or choose another --out"
+        )
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    try:
+        return os.path.samefile(first, second)
+    except OSError:  # one of them does not exist (or cannot be read)
+        return False
+
+
+@contextlib.contextmanager
+def atomic_output(path: Path):
+    """A temporary path next to ``path``, moved onto ``path`` at the end.
+
+    The body writes the temporary file; when it ends without an exception
+    the file replaces ``path``, and otherwise (``KeyboardInterrupt``
+    included) it is removed. ``OSError`` becomes a :class:`CommandError`.
+    The file gets the permissions a new file would (not the temporary
+    file's owner-only ones).
+    """
+    try:
+        descriptor, name = tempfile.mkstemp(
+            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+        )
+    except OSError as exc:
+        raise CommandError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    os.close(descriptor)
+    temporary = Path(name)
+    try:
+        yield temporary
+        os.chmod(temporary, 0o666 & ~_umask())
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise CommandError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # reading the mask means setting it: set it back
+    os.umask(mask)
+    return mask
