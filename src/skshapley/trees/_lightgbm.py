@@ -98,9 +98,9 @@ def parse_lightgbm(model):
     Raises
     ------
     UnsupportedModelError
-        (A ``TypeError``.) For linear trees (``linear_tree=True``: leaves are linear models, not
-        constants), or categorical splits that send a category above 255
-        left (the table's bitsets hold 0..255).
+        (a ``TypeError``) For linear trees (``linear_tree=True``: leaves are
+        linear models, not constants), or categorical splits that send a
+        category above 255 left (the table's bitsets hold 0..255).
     ValueError
         If the model's text is not a valid LightGBM model.
     """
