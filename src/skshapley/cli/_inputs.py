@@ -74,14 +74,14 @@ def load_model(path: Path, *, trust_pickle: bool):
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from exc
     if kind in _LIGHTGBM:
-        lightgbm = _optional("lightgbm", f"reading {path.name}")
+        # Read and checked by skshapley itself: LightGBM's own loader
+        # crashes on damaged files, and is not needed to explain them.
+        from ..trees._lightgbm_text import read_model_file
+
         try:
-            with _native_stderr_silenced():  # LightGBM also prints its errors
-                return lightgbm.Booster(model_file=str(path))
-        except lightgbm.basic.LightGBMError as exc:
-            raise CommandError(
-                f"cannot read {path} as a LightGBM text model: {exc}"
-            ) from exc
+            return read_model_file(path)
+        except (OSError, ValueError) as exc:
+            raise CommandError(f"cannot read {path}: {exc}") from exc
     if kind in _SKOPS:
         return _load_skops(path, trust_pickle=trust_pickle)
     if not trust_pickle:

@@ -267,6 +267,8 @@ class TreeExplainer(BaseExplainer):
     def _prepared(self, X):
         """Validated rows, cast and marked missing as the model does it."""
         ensemble = self.ensemble_
+        if ensemble.spaces_in_names_as_underscores and isinstance(X, pd.DataFrame):
+            X = X.rename(columns=lambda column: str(column).replace(" ", "_"))
         # LightGBM's cast depends on X's own dtypes, lost in the float64 copy.
         to_float32 = ensemble.float32_inputs or (
             ensemble.float32_unless_float and float32_unless_float(X)

@@ -1,6 +1,8 @@
 """Parser for LightGBM's boosters and its scikit-learn wrappers.
 
-The trees are read from ``Booster.dump_model()``. What prediction does
+The trees are read from LightGBM's text format (``Booster.model_to_string``
+for models in memory, the file itself for model files), read and checked by
+:mod:`._lightgbm_text` without LightGBM. What prediction does
 (LightGBM 4.x, ``include/LightGBM/tree.h`` and the C API's dense-row reader),
 checked value by value against ``Booster.predict``:
 
@@ -15,8 +17,9 @@ checked value by value against ``Booster.predict``:
   (``default_left``); otherwise left iff ``x <= threshold``.
 * ``CategoricalDecision``: NaN and codes whose ``int`` truncation is negative
   go right, whatever the missing type; otherwise ``c = int(x)`` (truncation
-  toward zero) goes left iff ``c`` is in the split's bitset (the categories
-  listed in the dumped threshold ``"0||3||5"``), else right.
+  toward zero) goes left iff bit ``c`` of the split's bitset is set (the
+  words ``cat_threshold[cat_boundaries[k]:cat_boundaries[k + 1]]``, ``k`` the
+  node's threshold), else right.
 
 The table expresses this with:
 
@@ -28,7 +31,7 @@ The table expresses this with:
   are moved to the equivalent ``kZeroThreshold`` (threshold >= 0) or just
   below ``-kZeroThreshold`` (threshold < 0), which routes every non-NaN
   value as LightGBM does;
-* categorical nodes: the dumped categories as the left bitset, NaN right.
+* categorical nodes: the node's bitset as the left bitset, NaN right.
 
 The explainer (not the table) reproduces the truncation of non-integral category
 codes (LightGBM sends 2.5 where 2 goes, -0.5 where 0 goes; the table sends
@@ -36,9 +39,20 @@ them right), and, on "Zero" nodes, values with
 ``1e-35 < |x| <= kZeroThreshold`` (LightGBM: missing; the table, whose
 zero-as-missing bound is 1e-35: compared with the threshold).
 
+LightGBM numbers a tree's internal nodes ``0..num_leaves-2`` (root 0) and
+its leaves ``~0..~(num_leaves-1)``; the table keeps the internal nodes'
+numbers and puts leaf ``l`` at ``num_leaves - 1 + l``.
+
 Cover is the nodes' sample count (``internal_count``, ``leaf_count``): what
 LightGBM's own ``pred_contrib`` TreeSHAP and its ``ExpectedValue`` use
 (``internal_weight``, the hessian sum, is not).
+
+LightGBM's datasets replace spaces in column names by underscores: the
+model's feature ``a_b`` is the DataFrame column ``a b`` its wrapper predicts
+on, and the explainer matches columns that way too. Classifiers have
+``num_class`` outputs, output ``k`` for the wrapper's ``classes_[k]``, even if
+fewer classes were seen in training (``predict_proba`` has ``num_class``
+columns too).
 
 ``boost_from_average`` (and, in random-forest mode, the per-tree bias) is
 already added to the leaf values of the first trees, so the base offset is
@@ -51,30 +65,12 @@ saved with their trees' final weights, so they need nothing special.
 
 import numpy as np
 
+from .._errors import UnsupportedModelError
+from ._lightgbm_text import RAW_OUTPUTS, LightGBMTextModel, read_model_text
 from ._table import BITSET_WORDS, concatenate_trees
 
 # LightGBM's kZeroThreshold: ``const double kZeroThreshold = 1e-35f``.
 _K_ZERO = float(np.float32(1e-35))
-
-_MISSING_TYPES = ("None", "Zero", "NaN")
-
-_RAW_OUTPUTS = {
-    "regression": "value",
-    "regression_l1": "value",
-    "huber": "value",
-    "fair": "value",
-    "quantile": "value",
-    "mape": "value",
-    "poisson": "log",
-    "gamma": "log",
-    "tweedie": "log",
-    "binary": "log-odds",
-    "cross_entropy": "log-odds",
-    "multiclassova": "log-odds",
-    "multiclass": "margin",
-    "lambdarank": "ranking score",
-    "rank_xendcg": "ranking score",
-}
 
 
 def parse_lightgbm(model):
@@ -82,10 +78,12 @@ def parse_lightgbm(model):
 
     Parameters
     ----------
-    model : lightgbm.Booster, LGBMRegressor, LGBMClassifier or LGBMRanker
-        A trained model (the wrappers' ``booster_`` is read). Tree ``t``
-        adds to output ``t % num_tree_per_iteration``: one output, or one per
-        class for multiclass objectives.
+    model : lightgbm.Booster, LGBMRegressor, LGBMClassifier, LGBMRanker or \
+            LightGBMTextModel
+        A trained model (the wrappers' ``booster_`` is read), or a model
+        file read by :func:`read_model_file`. Tree ``t`` adds to output
+        ``t % num_tree_per_iteration``: one output, or one per class for
+        multiclass objectives.
 
     Returns
     -------
@@ -99,46 +97,44 @@ def parse_lightgbm(model):
 
     Raises
     ------
-    TypeError
-        For linear trees (``linear_tree=True``: leaves are linear models, not
-        constants), or categorical splits that send a category above 255
-        left (the table's bitsets hold 0..255).
+    UnsupportedModelError
+        (a ``TypeError``) For linear trees (``linear_tree=True``: leaves are
+        linear models, not constants), or categorical splits that send a
+        category above 255 left (the table's bitsets hold 0..255).
+    ValueError
+        If the model's text is not a valid LightGBM model.
     """
-    booster = getattr(model, "booster_", model)
-    # Booster.predict's default: best_iteration if > 0, else every iteration.
-    dump = booster.dump_model(num_iteration=booster.best_iteration)
-    n_per_iteration = dump["num_tree_per_iteration"]
-    tree_info = dump["tree_info"]
-    n_iterations = max(1, len(tree_info) // n_per_iteration)
-    scale = 1.0 / n_iterations if dump.get("average_output", False) else 1.0
-    trees = [
-        _tree_arrays(
-            info["tree_structure"], scale, info["tree_index"] % n_per_iteration
-        )
-        for info in tree_info
-    ]
-    if not trees:
-        raise TypeError("The LightGBM model has no trees.")
-
-    objective = str(dump.get("objective", "")).split()
+    if isinstance(model, LightGBMTextModel):
+        parsed, wrapper = model, None
+    else:
+        booster = getattr(model, "booster_", model)
+        # Booster.predict's default: best_iteration if > 0, else every one.
+        text = booster.model_to_string(num_iteration=booster.best_iteration)
+        parsed = read_model_text(text)
+        wrapper = model if model is not booster else None
+    n_iterations = parsed.n_trees // parsed.n_outputs
+    scale = 1.0 / n_iterations if parsed.average_output else 1.0
+    trees = _table_trees(parsed.trees, scale, parsed.n_outputs)
+    objective = parsed.objective.split()
     name = objective[0] if objective else ""
     return concatenate_trees(
         trees,
-        base_offset=np.zeros(n_per_iteration),
-        n_features=booster.num_feature(),
+        base_offset=np.zeros(parsed.n_outputs),
+        n_features=parsed.n_features,
         float32_inputs=False,
+        float32_unless_float=True,
         allow_nan=True,
         allow_inf=True,
-        output_names=_output_names(model, n_per_iteration, name),
+        output_names=_output_names(wrapper, parsed.n_outputs, name),
         raw_output=_raw_output(objective),
-        feature_names=_feature_names(model, booster),
+        feature_names=_feature_names(wrapper, parsed.feature_names),
         categories_as_codes=True,
-        float32_unless_float=True,
-        **_categorical_features(dump, booster, trees),
+        spaces_in_names_as_underscores=True,
+        **_categorical_features(parsed),
     )
 
 
-def _categorical_features(dump, booster, trees) -> dict:
+def _categorical_features(parsed) -> dict:
     """Which features LightGBM treats as categorical, and their categories.
 
     Categorical features are those whose ``feature_infos`` list values, and
@@ -147,134 +143,146 @@ def _categorical_features(dump, booster, trees) -> dict:
     in the training categories (``pandas_categorical``, one list per
     categorical column, in order).
     """
-    infos = dump.get("feature_infos", {})
-    categorical = [
-        j
-        for j, name in enumerate(dump["feature_names"])
-        if isinstance(infos.get(name), dict) and infos[name].get("values")
-    ]
-    split_on = {
-        int(tree["feature"][u])
-        for tree in trees
-        for u in np.flatnonzero(tree["is_categorical"])
-    }
+    split_on = set(parsed.trees["split_feature"][list(parsed.trees["category_words"])])
     fields = {
-        "categorical_features": tuple(sorted(split_on.union(categorical))),
+        "categorical_features": tuple(
+            sorted(split_on.union(parsed.categorical_features))
+        ),
         "category_rounding": "trunc",
     }
-    pandas_categorical = getattr(booster, "pandas_categorical", None)
-    if pandas_categorical and len(pandas_categorical) == len(categorical):
-        levels = [None] * booster.num_feature()
-        for j, categories in zip(categorical, pandas_categorical, strict=True):
-            levels[j] = tuple(categories)
-        fields["category_levels"] = tuple(levels)
+    levels = parsed.pandas_categorical
+    if levels and len(levels) == len(parsed.categorical_features):
+        per_feature = [None] * parsed.n_features
+        for j, categories in zip(parsed.categorical_features, levels, strict=True):
+            per_feature[j] = tuple(categories)
+        fields["category_levels"] = tuple(per_feature)
     return fields
 
 
-def _tree_arrays(structure, scale, output) -> dict:
-    """Node arrays of one dumped tree, nodes numbered in preorder."""
-    nodes = []
-    stack = [(structure, -1, False)]  # (node, parent index, is right child)
-    left, right = [], []
-    while stack:
-        node, parent, is_right = stack.pop()
-        index = len(nodes)
-        nodes.append(node)
-        left.append(-1)
-        right.append(-1)
-        if parent >= 0:
-            (right if is_right else left)[parent] = index
-        if "leaf_value" not in node:
-            # Right pushed first: the left child gets the next index.
-            stack.append((node["right_child"], index, True))
-            stack.append((node["left_child"], index, False))
+def _table_trees(trees, scale, n_outputs) -> list:
+    """The table's node arrays of each checked tree (see the module docstring)."""
+    if trees["is_linear"].any():
+        raise UnsupportedModelError(
+            "LightGBM models with linear trees (linear_tree=True) are not "
+            "supported: their leaves are linear models of the features, "
+            "not constants, so paths are not product games."
+        )
+    n_leaves = trees["num_leaves"]
+    n_internal = n_leaves - 1
+    n_nodes = n_internal + n_leaves
+    node_start = np.cumsum(n_nodes) - n_nodes
+    # Table positions of the internal nodes and of the leaves.
+    tree_of_internal = np.repeat(np.arange(len(n_leaves)), n_internal)
+    internal = node_start[tree_of_internal] + _local(n_internal)
+    tree_of_leaf = np.repeat(np.arange(len(n_leaves)), n_leaves)
+    leaf = (node_start + n_internal)[tree_of_leaf] + _local(n_leaves)
 
-    n_nodes = len(nodes)
-    tree = {
-        "feature": np.full(n_nodes, -1, dtype=np.intp),
-        "threshold": np.zeros(n_nodes),
-        "left": np.array(left, dtype=np.intp),
-        "right": np.array(right, dtype=np.intp),
-        "missing_left": np.zeros(n_nodes, dtype=np.uint8),
-        "is_categorical": np.zeros(n_nodes, dtype=np.uint8),
-        "category_bitset": np.zeros((n_nodes, BITSET_WORDS), dtype=np.uint32),
-        "cover": np.ones(n_nodes),
-        "value": np.zeros((n_nodes, 1)),
-        "output": output,
+    total = int(n_nodes.sum())
+    arrays = {
+        "feature": np.full(total, -1, dtype=np.intp),
+        "threshold": np.zeros(total),
+        "left": np.full(total, -1, dtype=np.intp),
+        "right": np.full(total, -1, dtype=np.intp),
+        "missing_left": np.zeros(total, dtype=np.uint8),
+        "is_categorical": np.zeros(total, dtype=np.uint8),
+        "category_bitset": np.zeros((total, BITSET_WORDS), dtype=np.uint32),
+        "cover": np.ones(total),
+        "value": np.zeros((total, 1)),
     }
-    for u, node in enumerate(nodes):
-        if "leaf_value" in node:
-            if "leaf_coeff" in node or "leaf_const" in node:
-                raise TypeError(
-                    "LightGBM models with linear trees (linear_tree=True) are not "
-                    "supported: their leaves are linear models of the features, "
-                    "not constants, so paths are not product games."
-                )
-            tree["value"][u, 0] = node["leaf_value"] * scale
-            # A tree without splits records no count; its cover is unused.
-            tree["cover"][u] = node.get("leaf_count", 1)
-            continue
-        tree["feature"][u] = node["split_feature"]
-        tree["cover"][u] = node["internal_count"]
-        if node["decision_type"] == "==":
-            _set_categorical_node(tree, u, node)
-        else:
-            _set_numerical_node(tree, u, node)
-    return tree
+    arrays["feature"][internal] = trees["split_feature"]
+    for key, children in (("left", "left_child"), ("right", "right_child")):
+        child = trees[children]  # local: leaves after the internal nodes
+        arrays[key][internal] = np.where(
+            child >= 0, child, n_internal[tree_of_internal] + ~child
+        )
+    arrays["cover"][internal] = trees["internal_count"]
+    arrays["cover"][leaf] = trees["leaf_count"]
+    arrays["value"][leaf, 0] = trees["leaf_value"] * scale
+    threshold, missing_left = _numerical_rules(
+        trees["threshold"], trees["decision_type"]
+    )
+    arrays["threshold"][internal] = threshold
+    arrays["missing_left"][internal] = missing_left
+    for u, words in trees["category_words"].items():
+        _set_categorical_node(arrays, internal[u], words)
+
+    bounds = node_start[1:]
+    split = {key: np.split(array, bounds) for key, array in arrays.items()}
+    return [
+        {**{key: parts[t] for key, parts in split.items()}, "output": t % n_outputs}
+        for t in range(len(n_leaves))
+    ]
 
 
-def _set_numerical_node(tree, u, node):
-    threshold = float(node["threshold"])
-    # LightGBM replaces |x| <= kZeroThreshold by 0.0 before routing: the
-    # threshold is moved to where the table, comparing x itself, routes every
-    # non-NaN value the same way.
-    if -_K_ZERO <= threshold < _K_ZERO:
-        threshold = _K_ZERO if threshold >= 0 else np.nextafter(-_K_ZERO, -np.inf)
-    tree["threshold"][u] = threshold
-    missing_type = node["missing_type"]
-    if missing_type not in _MISSING_TYPES:
-        raise TypeError(f"Unknown LightGBM missing_type {missing_type!r}.")
-    if missing_type == "None":
-        # NaN is replaced by 0.0.
-        tree["missing_left"][u] = threshold >= 0.0
-    else:
-        rule = int(bool(node["default_left"]))
-        if missing_type == "Zero":
-            rule |= 2
-        tree["missing_left"][u] = rule
+def _local(sizes) -> np.ndarray:
+    """``0..sizes[0]-1, 0..sizes[1]-1, ...``."""
+    return np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
 
 
-def _set_categorical_node(tree, u, node):
-    """The dumped categories go left; NaN, negative and others go right."""
-    tree["is_categorical"][u] = 1
-    tree["missing_left"][u] = 0
-    for category in str(node["threshold"]).split("||"):
-        c = int(category)
-        if not 0 <= c < 32 * BITSET_WORDS:
-            raise TypeError(
-                f"A categorical split on feature {node['split_feature']} sends "
-                f"category {c} left; the tree table's category bitsets hold "
-                f"categories 0..{32 * BITSET_WORDS - 1} only."
-            )
-        tree["category_bitset"][u, c // 32] |= np.uint32(1 << (c % 32))
+def _numerical_rules(threshold, decision):
+    """Thresholds and missing-value rules of numerical nodes."""
+    # LightGBM replaces |x| <= kZeroThreshold by 0.0 before routing: such
+    # thresholds are moved to where the table, comparing x itself, routes
+    # every non-NaN value the same way.
+    tiny = (threshold >= -_K_ZERO) & (threshold < _K_ZERO)
+    shifted = np.where(threshold >= 0, _K_ZERO, np.nextafter(-_K_ZERO, -np.inf))
+    threshold = np.where(tiny, shifted, threshold)
+    missing_type = (decision >> 2) & 3  # 0 None, 1 Zero, 2 NaN
+    default_left = (decision >> 1) & 1
+    rule = np.where(
+        missing_type == 0,
+        threshold >= 0.0,  # None: NaN is replaced by 0.0
+        default_left | np.where(missing_type == 1, 2, 0),
+    )
+    return threshold, rule
+
+
+def _set_categorical_node(arrays, u, words):
+    """The bitset's categories go left; NaN, negative and others go right."""
+    arrays["is_categorical"][u] = 1
+    arrays["threshold"][u] = 0.0
+    arrays["missing_left"][u] = 0
+    beyond = np.flatnonzero(words[BITSET_WORDS:])
+    if len(beyond):
+        word = BITSET_WORDS + beyond[0]
+        bit = int(words[word]) & -int(words[word])  # the lowest set bit
+        raise UnsupportedModelError(
+            f"A categorical split on feature {arrays['feature'][u]} sends "
+            f"category {32 * word + bit.bit_length() - 1} left; the tree "
+            f"table's category bitsets hold categories "
+            f"0..{32 * BITSET_WORDS - 1} only."
+        )
+    words = words[:BITSET_WORDS]
+    arrays["category_bitset"][u, : len(words)] = words
 
 
 def _raw_output(objective) -> str:
-    """What the raw score is, from the dumped objective ("binary sigmoid:1")."""
+    """What the raw score is, from the objective line ("binary sigmoid:1")."""
     name = objective[0] if objective else ""
     options = dict(token.split(":", 1) for token in objective[1:] if ":" in token)
     if "sqrt" in objective[1:]:
         return "margin"  # reg_sqrt: predict squares the raw score
     if float(options.get("sigmoid", 1.0)) != 1.0:
         return "margin"  # predict applies sigmoid(sigmoid * raw)
-    return _RAW_OUTPUTS.get(name, "margin")
+    return RAW_OUTPUTS.get(name, "margin")
 
 
-def _output_names(model, n_outputs, objective) -> tuple:
-    classes = getattr(model, "classes_", None)
+def _output_names(wrapper, n_outputs, objective) -> tuple:
+    """Class labels of the outputs, else LightGBM's own names for them.
+
+    Output ``k`` is LightGBM's label ``k`` (the wrapper's ``classes_[k]``;
+    for "binary", the one output is label 1). A classifier fitted on fewer
+    classes than ``num_class`` still has ``num_class`` outputs (its
+    ``predict_proba`` has that many columns): the labels it never saw are
+    named ``"unseen class k"``.
+    """
+    classes = getattr(wrapper, "classes_", None)
     if classes is not None:
         classes = np.asarray(classes).tolist()
-        return tuple(classes[1:] if len(classes) == 2 else classes)
+        labels = range(1, 2) if n_outputs == 1 else range(n_outputs)
+        return tuple(
+            classes[k] if k < len(classes) else f"unseen class {k}" for k in labels
+        )
     # A raw Booster's class labels are LightGBM's own: 0..num_class-1, and 1
     # for the positive class of "binary".
     if objective.startswith("multiclass"):
@@ -286,20 +294,18 @@ def _output_names(model, n_outputs, objective) -> tuple:
     return tuple(f"target {k}" for k in range(n_outputs))
 
 
-def _feature_names(model, booster):
+def _feature_names(wrapper, names):
     """The column names the model was trained with, if it had any.
 
     The wrappers' ``feature_names_in_`` exists only when they were fitted on a
     DataFrame. A Booster always has names; LightGBM's defaults
     ``Column_0, Column_1, ...`` mean it had none.
     """
-    if model is not booster:
+    if wrapper is not None:
         try:
-            names = model.feature_names_in_
+            return tuple(str(name) for name in wrapper.feature_names_in_)
         except AttributeError:
             return None
-        return tuple(str(name) for name in names)
-    names = [str(name) for name in booster.feature_name()]
-    if names == [f"Column_{j}" for j in range(len(names))]:
+    if list(names) == [f"Column_{j}" for j in range(len(names))]:
         return None
     return tuple(names)

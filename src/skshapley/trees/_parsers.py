@@ -38,6 +38,8 @@ _PARSERS = {
         ("lightgbm.", name): ("._lightgbm", "parse_lightgbm")
         for name in ("LGBMRegressor", "LGBMClassifier", "LGBMRanker", "Booster")
     },
+    # A LightGBM text model file, as the command reads it.
+    ("skshapley.", "LightGBMTextModel"): ("._lightgbm", "parse_lightgbm"),
     **{
         ("xgboost.", name): ("._xgboost", "parse_xgboost")
         for name in (

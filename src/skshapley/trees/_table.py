@@ -127,6 +127,10 @@ class TreeEnsemble:
         LightGBM's input cast: NumPy inputs that are not float32 or float64
         (integers, booleans) are cast to float32 before routing, and
         DataFrames to the common type of their columns and float32.
+    spaces_in_names_as_underscores : bool, default=False
+        LightGBM's feature names: its datasets replace spaces in column names
+        by underscores, so a DataFrame column ``"a b"`` is the model's
+        feature ``"a_b"``.
     """
 
     feature: np.ndarray
@@ -156,6 +160,7 @@ class TreeEnsemble:
     unknown_categories: str = "missing"
     missing_value: float = float("nan")
     float32_unless_float: bool = False
+    spaces_in_names_as_underscores: bool = False
 
     @property
     def n_outputs(self) -> int:
