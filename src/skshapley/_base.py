@@ -160,7 +160,13 @@ def feature_names(names, n_features: int) -> tuple[np.ndarray, bool]:
 
 
 def _model_name(model) -> str:
-    """The model's class name; a pipeline's steps joined by arrows."""
+    """The model's class name; a pipeline's steps joined by arrows.
+
+    Models read from XGBoost or LightGBM files describe themselves.
+    """
+    description = getattr(model, "description", None)
+    if isinstance(description, str):
+        return description
     steps = getattr(model, "steps", None)
     if isinstance(steps, list):
         return " → ".join(type(step).__name__ for _, step in steps)

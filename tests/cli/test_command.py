@@ -159,7 +159,9 @@ def test_report_of_an_xgboost_model(files, tmp_path):
     )  # fmt: skip
     assert status == 0, err
     assert out == err == ""  # -q: nothing but errors
-    assert "<html" in out_path.read_text(encoding="utf-8").lower()
+    page = out_path.read_text(encoding="utf-8")
+    assert "<html" in page.lower()
+    assert "XGBoost model file on" in page  # the title names the file's kind
 
 
 def test_explain_xgboost_sums_to_the_margin(files, tmp_path):
@@ -256,7 +258,7 @@ def test_lightgbm_text_model(files, tmp_path, capfd):
         "--target", "target", "--out", out_path,
     )  # fmt: skip
     assert status == 0, err
-    assert "TreeExplainer" in err
+    assert "TreeExplainer (LightGBM model file" in err
     assert "[LightGBM]" not in out + err
     assert list(pd.read_csv(out_path, index_col="row").columns)[-1] == "base_value"
 

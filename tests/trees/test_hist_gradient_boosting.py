@@ -244,7 +244,7 @@ def _tamper_iteration(model):
     [
         (_tamper_known_categories, "codes 0..255"),
         (_tamper_feature, "splits on a feature"),
-        (_tamper_count, "covers"),
+        (_tamper_count, "cover"),
         (_tamper_nodes_dtype, "record type"),
         (_tamper_iteration, "trees for 1 outputs"),
     ],

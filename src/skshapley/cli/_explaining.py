@@ -21,7 +21,14 @@ _CHUNK_SECONDS = 0.5
 
 
 def model_name(model) -> str:
-    """The model's class name, with its library's unless it is scikit-learn's."""
+    """The model's class name, with its library's unless it is scikit-learn's.
+
+    Models the command read from XGBoost or LightGBM files describe
+    themselves ("XGBoost model file").
+    """
+    description = getattr(model, "description", None)
+    if isinstance(description, str):
+        return description
     cls = type(model)
     library = cls.__module__.partition(".")[0]
     if library != "sklearn":

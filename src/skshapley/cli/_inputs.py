@@ -1,9 +1,10 @@
 """What the command reads: models from files, data tables, the demo.
 
 Model files are read from formats that hold data, not code: XGBoost JSON /
-UBJSON, LightGBM text models, skops files. Pickle and joblib files run code
-when they are loaded, so they are read only when the user says they trust
-them. Model libraries are imported only when such a file is given.
+UBJSON and LightGBM text models (parsed and checked by skshapley itself,
+never by the libraries' loaders), skops files (types from an explicit trust
+list only, ``_trust.py``). Pickle and joblib files run code when they are
+loaded, so they are read only when the user says they trust them.
 """
 
 import contextlib
@@ -12,8 +13,6 @@ import gzip
 import importlib
 import io
 import json
-import os
-import sys
 import zipfile
 from pathlib import Path
 
@@ -284,21 +283,3 @@ def _optional(module: str, purpose: str, *, install: str | None = None):
         raise CommandError(
             f"{purpose} needs {package}, which is not installed: pip install {package}"
         ) from exc
-
-
-@contextlib.contextmanager
-def _native_stderr_silenced():
-    """Discard what compiled code writes to file descriptor 2 meanwhile."""
-    try:
-        saved = os.dup(2)
-    except OSError:  # no stderr at all: nothing to silence
-        yield
-        return
-    sys.stderr.flush()
-    try:
-        with open(os.devnull, "w") as devnull:
-            os.dup2(devnull.fileno(), 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)

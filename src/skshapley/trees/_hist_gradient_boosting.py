@@ -30,7 +30,7 @@ from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTY
 from .._errors import UnsupportedModelError
 from .._limits import MAX_FEATURES
 from .._malformed import checked_count, malformed_model_errors
-from ._sklearn import check_covers, fitted_feature_names
+from ._sklearn import fitted_feature_names
 from ._table import BITSET_WORDS, concatenate_trees
 
 _RAW_OUTPUTS = {"IdentityLink": "value", "LogLink": "log", "LogitLink": "log-odds"}
@@ -102,7 +102,6 @@ def parse_hist_gradient_boosting(model):
                 left_codes = _checked_bitsets(predictor)[nodes["bitset_idx"][u]]
                 known_codes = _known_codes(model, f)
                 _set_categorical_node(tree, u, categories[f], left_codes, known_codes)
-            check_covers(tree)
             trees.append(tree)
 
     if not trees:

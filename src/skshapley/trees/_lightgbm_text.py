@@ -21,6 +21,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -77,6 +78,9 @@ class LightGBMTextModel:
     pandas_categorical : list or None
         The categories of each pandas categorical training column.
     """
+
+    # What messages and reports call the model.
+    description: ClassVar[str] = "LightGBM model file"
 
     n_outputs: int
     n_features: int

@@ -20,38 +20,6 @@ from .._limits import MAX_FEATURES, MAX_OUTPUTS
 from .._malformed import checked_count, malformed_model_errors
 from ._table import TreeEnsemble, concatenate_trees
 
-# Children's covers (weighted sample counts, summed in float64 by scikit-learn
-# in another order than the parent's) may differ from the parent's by
-# rounding; a tampered cover differs by far more.
-_COVER_RTOL = 1e-9
-
-
-def check_covers(tree: dict) -> None:
-    """Covers weight the paths: finite, positive at splits, and each split's
-    the sum of its children's, as scikit-learn's trees record them.
-
-    A negative, NaN or inconsistent cover would break efficiency silently.
-    """
-    cover = np.asarray(tree["cover"], dtype=np.float64)
-    left, right = np.asarray(tree["left"]), np.asarray(tree["right"])
-    if cover.shape != left.shape:
-        raise ValueError("The model's trees have one cover per node; this one has not.")
-    internal = np.flatnonzero(left >= 0)
-    bad = not np.all(np.isfinite(cover) & (cover >= 0)) or np.any(cover[internal] <= 0)
-    if not bad and len(internal):
-        # Out-of-range children are the table's to report.
-        n = len(cover)
-        inside = (left[internal] < n) & (right[internal] < n)
-        splits = internal[inside]
-        children = cover[left[splits]] + cover[right[splits]]
-        bad = np.any(np.abs(children - cover[splits]) > _COVER_RTOL * cover[splits])
-    if bad:
-        raise ValueError(
-            "The model's node covers (sample counts) must be finite, positive at "
-            "splits and at each split the sum of the children's; the model file "
-            "may be corrupt."
-        )
-
 
 def _checked_tree(estimator) -> Tree:
     """The ``tree_`` of a fitted scikit-learn tree."""
@@ -82,7 +50,6 @@ def _tree_arrays(tree_: Tree, value, output=0) -> dict:
         "value": value,
         "output": output,
     }
-    check_covers(tree)
     return tree
 
 

@@ -11,6 +11,7 @@ arrays only.
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from .._limits import MAX_MODEL_FILE_BYTES
 from ._table import TreeEnsemble
@@ -42,6 +43,9 @@ class XGBoostModel:
 
     ensemble: TreeEnsemble = field(repr=False)
     path: str
+
+    # What messages and reports call the model.
+    description: ClassVar[str] = "XGBoost model file"
 
 
 def read_xgboost_model(path) -> XGBoostModel:
