@@ -129,3 +129,19 @@ def test_pipeline_input_features(diabetes):
     explainer = ProductKernelExplainer(pipeline).fit()
     assert explainer.n_features_in_ == pipeline.n_features_in_ == X.shape[1]
     assert list(explainer.feature_names_in_) == list(pipeline.feature_names_in_)
+
+
+def test_malformed_pipelines_from_files_give_value_errors(diabetes):
+    # What a skops file can deliver: a step whose fitted state has the wrong
+    # type, or steps that are not (name, estimator) pairs.
+    X, y = diabetes
+    pipeline = make_pipeline(StandardScaler(), SVR()).fit(X, y)
+    pipeline[0].scale_ = "not an array"
+    explainer = ProductKernelExplainer(pipeline).fit()
+    with pytest.raises(ValueError, match="preprocessing failed on X"):
+        explainer.explain(X.iloc[:2])
+
+    pipeline = make_pipeline(StandardScaler(), SVR()).fit(X, y)
+    pipeline.steps = [("svr", pipeline[-1]), "junk"]
+    with pytest.raises(ValueError, match="malformed"):
+        ProductKernelExplainer(pipeline).fit()

@@ -303,6 +303,16 @@ def _split_pipeline(model) -> tuple[Pipeline | None, object]:
     """A pipeline's preprocessing steps and final model (``None`` and the model)."""
     if not isinstance(model, Pipeline):
         return None, model
+    steps = model.steps
+    if not (
+        isinstance(steps, list)
+        and steps
+        and all(isinstance(step, tuple) and len(step) == 2 for step in steps)
+    ):
+        raise ValueError(
+            "The pipeline is malformed: its steps must be a non-empty list of "
+            "(name, estimator) pairs; the model file may be corrupt."
+        )
     check_is_fitted(model)
     return (model[:-1] if len(model) > 1 else None), model[-1]
 
