@@ -80,21 +80,22 @@ def explain(manifest, data, results, start) -> None:
     Records the status and stderr and, on success, per row and output the
     sum of the attributions and base value (from the command's table) and
     the largest of their magnitudes, the prediction of the model the
-    command reads (its explainer's ``raw_predict``) and, for a tree
+    command read (its explainer's ``raw_predict``) and, for a tree
     ensemble, that model's scales (see :func:`_scales`).
     """
-    from skshapley.cli import main
-    from skshapley.cli._explaining import make_explainer
-    from skshapley.cli._inputs import load_model
+    from skshapley.cli import _main
 
     X = pd.read_csv(data)
+    # The explainers the command makes, kept for their raw predictions.
+    made, make_explainer = [], _main.make_explainer
+    _main.make_explainer = lambda *args: made.append(make_explainer(*args)) or made[-1]
 
     def record_of(path):
         out, stderr = f"{path}.out.csv", io.StringIO()
         args = ["explain", "--model", path, "--data", data, "--out", out, "-q"]
         try:
             with contextlib.redirect_stderr(stderr):
-                status = main(args)
+                status = _main.main(args)
         except BaseException:  # a traceback is what the tests look for
             status = 3
             stderr.write(traceback.format_exc())
@@ -102,24 +103,26 @@ def explain(manifest, data, results, start) -> None:
         if status == 0:
             table = pd.read_csv(out, index_col=0)
             Path(out).unlink()
-            outputs = table.columns.str.rpartition("__").get_level_values(0)
-            terms = [
-                table.loc[:, outputs == o].to_numpy(float) for o in outputs.unique()
-            ]
-            with np.errstate(invalid="ignore"):  # inf - inf: NaN, as it should be
-                record["sums"] = np.column_stack(
-                    [t.sum(axis=1) for t in terms]
-                ).tolist()
-            record["largest"] = np.column_stack(
-                [abs(t).max(axis=1) for t in terms]
-            ).tolist()
-            explainer = make_explainer(load_model(Path(path), trust_pickle=False), None)
-            record["raw"] = np.reshape(explainer.raw_predict(X), (len(X), -1)).tolist()
-            if hasattr(explainer, "ensemble_"):
-                record.update(_scales(explainer.ensemble_))
+            record.update(_sums(table))
+            raw = made[-1].raw_predict(X)
+            record["raw"] = np.reshape(raw, (len(X), -1)).tolist()
+            if hasattr(made[-1], "ensemble_"):
+                record.update(_scales(made[-1].ensemble_))
+        made.clear()
         return record
 
     _record_each(manifest, results, start, record_of)
+
+
+def _sums(table) -> dict:
+    """Per row and output of an attributions table, the sum of the
+    attributions and base value, and the largest of their magnitudes."""
+    outputs = table.columns.str.rpartition("__").get_level_values(0)
+    terms = [table.loc[:, outputs == o].to_numpy(float) for o in outputs.unique()]
+    with np.errstate(invalid="ignore"):  # inf - inf: NaN, as it should be
+        sums = np.column_stack([term.sum(axis=1) for term in terms])
+    largest = np.column_stack([np.abs(term).max(axis=1) for term in terms])
+    return {"sums": sums.tolist(), "largest": largest.tolist()}
 
 
 def _scales(ensemble) -> dict:
