@@ -1,29 +1,43 @@
 """Run many model files through one limited process each, surviving crashes.
 
 Starting a process per file costs a second of imports; fuzz suites run
-hundreds of files. :func:`run_batch` runs a job (a function of this module)
-over a list of files in a process under the limits of ``limited.py``; the
-job appends one JSON line per file to a results file, so when a file
-crashes the process (abort, segfault, memory or CPU limit), the driver
-records the crash for that file and starts a new process after it.
+thousands of files. :func:`run_batch` runs a job (a function of this
+module) over a list of files in a process under the limits of
+``limited.py``; the job appends one JSON line per file to a results file,
+so when a file crashes the process (abort, segfault, memory or CPU limit),
+the driver records the crash for that file and starts a new process after
+it.
+
+The jobs: :func:`explain` (the command) and the model libraries' own
+predictions, :func:`xgboost_margin`, :func:`lightgbm_raw_score` and
+:func:`skops_output`.
 """
 
 import contextlib
 import io
 import json
+import os
+import resource
 import traceback
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 from limited import run_limited
 
 _TESTS = str(Path(__file__).parent)
 
 
 def run_batch(job: str, files, data, folder) -> list[dict]:
-    """One result dict per file: the job's record, or ``{"crash": status}``."""
+    """One result dict per file: the job's record, or ``{"crash": status}``.
+
+    Each of ``files`` is a path, or for a job that takes more per file, a
+    tuple of a path and the job's other arguments for it.
+    """
     folder = Path(folder)
     manifest, results = folder / f"{job}.manifest.json", folder / f"{job}.jsonl"
-    manifest.write_text(json.dumps([str(path) for path in files]))
+    entries = [file if isinstance(file, tuple) else (file,) for file in files]
+    manifest.write_text(json.dumps([[str(arg) for arg in e] for e in entries]))
     results.write_text("")
     code = (
         f"import sys; sys.path.insert(0, {_TESTS!r}); import batch_runner; "
@@ -43,11 +57,19 @@ def run_batch(job: str, files, data, folder) -> list[dict]:
     return done
 
 
-def _record_each(manifest, results, start, record_of) -> None:
-    """Append ``record_of(file)`` to ``results`` for the files from ``start``."""
-    files = json.loads(Path(manifest).read_text())
-    for path in files[int(start) :]:
-        record = record_of(path)
+def _record_each(manifest, results, start, record_of, cpu_seconds=None) -> None:
+    """Append ``record_of(path, *arguments)`` to ``results`` for each
+    manifest entry from ``start``; with ``cpu_seconds``, each entry has
+    that many more CPU seconds (then the CPU limit ends the process)."""
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    for entry in json.loads(Path(manifest).read_text())[int(start) :]:
+        if cpu_seconds is not None:
+            usage = resource.getrusage(resource.RUSAGE_SELF)
+            used = int(usage.ru_utime + usage.ru_stime)
+            resource.setrlimit(
+                resource.RLIMIT_CPU, (min(used + cpu_seconds, hard), hard)
+            )
+        record = record_of(*entry)
         with open(results, "a") as file:
             file.write(json.dumps(record) + "\n")
 
@@ -56,25 +78,24 @@ def explain(manifest, data, results, start) -> None:
     """``skshapley explain`` of each model file on ``data``.
 
     Records the status and stderr and, on success, per row and output the
-    sum of the attributions and base value (from the command's table), the
-    prediction of the model the command reads (its explainer's
-    ``raw_predict``), and that model's scale (see :func:`_scale`).
+    sum of the attributions and base value (from the command's table) and
+    the largest of their magnitudes, the prediction of the model the
+    command read (its explainer's ``raw_predict``) and, for a tree
+    ensemble, that model's scales (see :func:`_scales`).
     """
-    import numpy as np
-    import pandas as pd
-
-    from skshapley import TreeExplainer
-    from skshapley.cli import main
-    from skshapley.cli._inputs import load_model
+    from skshapley.cli import _main
 
     X = pd.read_csv(data)
+    # The explainers the command makes, kept for their raw predictions.
+    made, make_explainer = [], _main.make_explainer
+    _main.make_explainer = lambda *args: made.append(make_explainer(*args)) or made[-1]
 
     def record_of(path):
         out, stderr = f"{path}.out.csv", io.StringIO()
         args = ["explain", "--model", path, "--data", data, "--out", out, "-q"]
         try:
             with contextlib.redirect_stderr(stderr):
-                status = main(args)
+                status = _main.main(args)
         except BaseException:  # a traceback is what the tests look for
             status = 3
             stderr.write(traceback.format_exc())
@@ -82,49 +103,114 @@ def explain(manifest, data, results, start) -> None:
         if status == 0:
             table = pd.read_csv(out, index_col=0)
             Path(out).unlink()
-            outputs = table.columns.str.rpartition("__").get_level_values(0)
-            sums = table.T.groupby(outputs, sort=False).sum().T
-            model = load_model(Path(path), trust_pickle=False)
-            explainer = TreeExplainer(model).fit()
-            record.update(
-                sums=sums.to_numpy().tolist(),
-                raw=np.reshape(explainer.raw_predict(X), (len(X), -1)).tolist(),
-                **_scale(explainer.ensemble_),
-            )
+            record.update(_sums(table))
+            raw = made[-1].raw_predict(X)
+            record["raw"] = np.reshape(raw, (len(X), -1)).tolist()
+            if hasattr(made[-1], "ensemble_"):
+                record.update(_scales(made[-1].ensemble_))
+        made.clear()
         return record
 
     _record_each(manifest, results, start, record_of)
 
 
-def predict_margin(manifest, data, results, start) -> None:
-    """XGBoost's own margin of each model file on ``data``, or its error."""
-    import numpy as np
-    import pandas as pd
-    import xgboost
-
-    X = pd.read_csv(data).to_numpy()
-
-    def record_of(path):
-        try:
-            booster = xgboost.Booster(model_file=path)
-            margin = booster.inplace_predict(
-                X, predict_type="margin", validate_features=False
-            )
-        except xgboost.core.XGBoostError as exc:
-            return {"error": str(exc)[:200]}
-        return {"margin": np.reshape(margin, (len(X), -1)).tolist()}
-
-    _record_each(manifest, results, start, record_of)
+def _sums(table) -> dict:
+    """Per row and output of an attributions table, the sum of the
+    attributions and base value, and the largest of their magnitudes."""
+    outputs = table.columns.str.rpartition("__").get_level_values(0)
+    terms = [table.loc[:, outputs == o].to_numpy(float) for o in outputs.unique()]
+    with np.errstate(invalid="ignore"):  # inf - inf: NaN, as it should be
+        sums = np.column_stack([term.sum(axis=1) for term in terms])
+    largest = np.column_stack([np.abs(term).max(axis=1) for term in terms])
+    return {"sums": sums.tolist(), "largest": largest.tolist()}
 
 
-def _scale(ensemble) -> dict:
-    """The number of trees, and the margin's scale: the largest |base value|
-    plus each tree's largest |leaf value|."""
-    import numpy as np
-
+def _scales(ensemble) -> dict:
+    """The number of trees; the margin's scale: the largest |base value| plus
+    each tree's largest |leaf value|; and the sum of every node's |value|."""
     sizes = np.diff(np.append(ensemble.roots, len(ensemble.feature)))
     tree_of_node = np.repeat(np.arange(ensemble.n_trees), sizes)
     largest = np.zeros(ensemble.n_trees)
     np.maximum.at(largest, tree_of_node, np.abs(ensemble.value).max(axis=1))
-    scale = np.abs(ensemble.base_offset).max() + largest.sum()
-    return {"scale": float(scale), "n_trees": int(ensemble.n_trees)}
+    return {
+        "n_trees": int(ensemble.n_trees),
+        "scale": float(np.abs(ensemble.base_offset).max() + largest.sum()),
+        "total_value": float(np.abs(ensemble.value).sum()),
+    }
+
+
+def _record_predictions(manifest, results, start, n_rows, predict, errors, **options):
+    """Append ``{"prediction": n_rows by outputs}`` of ``predict(path, *arguments)``
+    for each manifest entry from ``start``, or ``{"error": ...}`` if it raises
+    one of ``errors``; ``options`` go to :func:`_record_each`."""
+
+    def record_of(path, *arguments):
+        try:
+            prediction = np.asarray(predict(path, *arguments), dtype=np.float64)
+            return {"prediction": prediction.reshape(n_rows, -1).tolist()}
+        except errors as exc:
+            return {"error": f"{type(exc).__name__}: {exc}"[:200]}
+
+    _record_each(manifest, results, start, record_of, **options)
+
+
+def xgboost_margin(manifest, data, results, start) -> None:
+    """XGBoost's own margin of each model file on ``data``, or its error."""
+    import xgboost
+
+    X = pd.read_csv(data).to_numpy()
+
+    def predict(path):
+        booster = xgboost.Booster(model_file=path)
+        return booster.inplace_predict(
+            X, predict_type="margin", validate_features=False
+        )
+
+    _record_predictions(
+        manifest, results, start, len(X), predict, xgboost.core.XGBoostError
+    )
+
+
+def lightgbm_raw_score(manifest, data, results, start) -> None:
+    """LightGBM's own ``predict(raw_score=True)`` of each model file on
+    ``data``, or its error; each file gets 5 CPU seconds, as a cycle in the
+    trees makes LightGBM's walk loop forever."""
+    import lightgbm
+
+    # LightGBM's own messages, not always UTF-8, are dropped.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    X = np.genfromtxt(data, delimiter=",", skip_header=1)
+
+    def predict(path):
+        params = {"num_threads": 1, "verbose": -1}
+        booster = lightgbm.Booster(model_file=path, params=params)
+        raw = booster.predict(X, raw_score=True, num_threads=1)
+        # In random-forest mode the raw output is the average of the
+        # iterations, raw_score their sum.
+        if b"\naverage_output\n" in Path(path).read_bytes():
+            raw = raw / booster.current_iteration()
+        return raw
+
+    # Exception: a LightGBMError, or one from the pandas_categorical JSON.
+    _record_predictions(
+        manifest, results, start, len(X), predict, Exception, cpu_seconds=5
+    )
+
+
+def skops_output(manifest, data, results, start) -> None:
+    """The output of each skops file's own model on ``data`` by the method
+    named with the file (``predict``, ``decision_function``, ...), or its error."""
+    import warnings
+
+    import skops.io as sio
+
+    warnings.simplefilter("ignore")
+    X = pd.read_csv(data)
+
+    def predict(path, method):
+        model = sio.load(path, trusted=sio.get_untrusted_types(file=path))
+        return getattr(model, method)(X)
+
+    _record_predictions(manifest, results, start, len(X), predict, Exception)

@@ -18,14 +18,14 @@ LightGBM cannot read the file, a success must at least be finite and equal
 to the explainer's own raw prediction (efficiency).
 """
 
-import json
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from limited import assert_clean_outcome, run_limited
+from batch_runner import run_batch
+from limited import assert_clean_outcome
 
 lgb = pytest.importorskip("lightgbm")
 
@@ -36,78 +36,6 @@ lgb = pytest.importorskip("lightgbm")
 RTOL = 1e-9
 
 N_FEATURES = 4
-
-# Runs every file through skshapley.cli.main; prints one JSON record per file.
-EXPLAIN = r"""
-import contextlib, io, json, sys, traceback
-import numpy as np
-import pandas as pd
-from skshapley import TreeExplainer
-from skshapley.cli import main
-from skshapley.trees._lightgbm_text import read_model_file
-
-manifest = json.load(open(sys.argv[1]))
-data = pd.read_csv(manifest["data"])
-for model, out in manifest["files"]:
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        try:
-            status = main(["explain", "--model", model, "--data", manifest["data"],
-                           "--out", out, "-q"])
-        except BaseException:
-            traceback.print_exc()
-            status = 3
-    record = {"status": status, "stderr": err.getvalue()}
-    if status == 0:
-        table = pd.read_csv(out, index_col=0)
-        n_outputs = sum(c.endswith("base_value") for c in table.columns)
-        values = table.to_numpy().reshape(len(table), n_outputs, -1)
-        record["total"] = values.sum(axis=2).tolist()
-        explainer = TreeExplainer(read_model_file(model)).fit()
-        raw = np.reshape(explainer.raw_predict(data), (len(data), -1))
-        record["raw"] = raw.tolist()
-        # Sums of leaf values are exact to rounding of the largest ones.
-        record["scale"] = float(abs(explainer.ensemble_.value).sum())
-    print(json.dumps(record), flush=True)
-"""
-
-# LightGBM's own predictions of the files from argv[2] on, one JSON line per
-# file after a line naming it; each file gets a few CPU seconds (a cycle in
-# the trees makes LightGBM's walk loop forever). In random-forest mode the
-# raw output is the average of the iterations, raw_score their sum.
-ORACLE = r"""
-import json, os, resource, sys
-import numpy as np
-import lightgbm
-
-# LightGBM's own messages (on stdout and stderr, not always UTF-8) are
-# dropped; the records go to a copy of stdout.
-records = os.fdopen(os.dup(1), "w")
-devnull = os.open(os.devnull, os.O_WRONLY)
-os.dup2(devnull, 1)
-os.dup2(devnull, 2)
-manifest = json.load(open(sys.argv[1]))
-X = np.genfromtxt(manifest["data"], delimiter=",", skip_header=1)
-hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
-for i in range(int(sys.argv[2]), len(manifest["files"])):
-    print(json.dumps({"start": i}), file=records, flush=True)
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    used = int(usage.ru_utime + usage.ru_stime)
-    resource.setrlimit(resource.RLIMIT_CPU, (min(used + 5, hard), hard))
-    try:
-        booster = lightgbm.Booster(
-            model_file=manifest["files"][i][0],
-            params={"num_threads": 1, "verbose": -1},
-        )
-        raw = booster.predict(X, raw_score=True, num_threads=1)
-        with open(manifest["files"][i][0], "rb") as file:
-            if b"\naverage_output\n" in file.read():
-                raw = raw / booster.current_iteration()
-        record = {"raw": np.reshape(raw, (len(X), -1)).tolist()}
-    except Exception as exc:  # LightGBMError, or the pandas_categorical JSON
-        record = {"error": type(exc).__name__}
-    print(json.dumps(record), file=records, flush=True)
-"""
 
 BASE = {"n_estimators": 3, "num_leaves": 6, "min_child_samples": 5, "verbose": -1}
 KINDS = {
@@ -291,7 +219,7 @@ MUTATIONS = [
 ]  # fmt: skip
 
 
-def write_mutations(folder: Path, n: int, seed: int) -> list:
+def write_mutations(folder: Path, n: int, seed: int) -> list[Path]:
     """``n`` mutated model files (after unmutated ones of each kind)."""
     rng = np.random.default_rng(seed)
     files = []
@@ -308,69 +236,41 @@ def write_mutations(folder: Path, n: int, seed: int) -> list:
         if i >= len(kinds):
             mutation = MUTATIONS[int(rng.integers(len(MUTATIONS)))]
             text = mutation(text.split("\n"), rng)
-        path = folder / f"model{i}.txt"
-        path.write_bytes(text if isinstance(text, bytes) else text.encode())
-        files.append((str(path), str(folder / f"phi{i}.csv")))
+        files.append(folder / f"model{i}.txt")
+        files[-1].write_bytes(text if isinstance(text, bytes) else text.encode())
     return files
-
-
-def lightgbm_predictions(manifest: Path, n_files: int, folder: Path) -> dict:
-    """File index -> LightGBM's raw predictions, "error" or "crash"."""
-    results, start = {}, 0
-    while start < n_files:
-        _, out, _ = run_limited([manifest, start], cwd=folder, code=ORACLE)
-        current = None
-        for line in out.splitlines():
-            record = json.loads(line)
-            if "start" in record:
-                current = record["start"]
-            else:
-                results[current] = record.get("raw", record.get("error"))
-                current = None
-        if current is None:  # every file done
-            break
-        results[current] = "crash"
-        start = current + 1
-    return results
 
 
 def run_fuzz(folder: Path, n: int, seed: int) -> dict:
     data = folder / "rows.csv"
     rows().to_csv(data, index=False)
     files = write_mutations(folder, n, seed)
-    manifest = folder / "manifest.json"
-    manifest.write_text(json.dumps({"data": str(data), "files": files}))
-    status, out, err = run_limited([manifest], cwd=folder, code=EXPLAIN)
-    assert status == 0, err[-2000:]
-    records = [json.loads(line) for line in out.splitlines()]
-    assert len(records) == len(files)
+    records = run_batch("explain", files, data, folder)
     for record in records:
+        assert "crash" not in record, record
         assert_clean_outcome(record["status"], record["stderr"])
 
     accepted = [i for i, record in enumerate(records) if record["status"] == 0]
-    oracle_manifest = folder / "accepted.json"
-    oracle_manifest.write_text(
-        json.dumps({"data": str(data), "files": [files[i] for i in accepted]})
+    predictions = run_batch(
+        "lightgbm_raw_score", [files[i] for i in accepted], data, folder
     )
-    predictions = lightgbm_predictions(oracle_manifest, len(accepted), folder)
     counts = {"files": len(files), "accepted": len(accepted), "checked": 0}
-    for k, i in enumerate(accepted):
-        total = np.array(records[i]["total"])
+    for i, expected in zip(accepted, predictions, strict=True):
+        total = np.array(records[i]["sums"])
         raw = np.array(records[i]["raw"])
-        assert np.isfinite(total).all(), files[i][0]
-        scale = max(1.0, records[i]["scale"])
+        assert np.isfinite(total).all(), files[i]
+        scale = max(1.0, records[i]["total_value"])
         # Efficiency: the attributions add up to the explainer's prediction.
         np.testing.assert_allclose(
-            total, raw, rtol=0, atol=RTOL * scale, err_msg=files[i][0]
+            total, raw, rtol=0, atol=RTOL * scale, err_msg=str(files[i])
         )
-        expected = predictions.get(k)
-        if isinstance(expected, list):
+        if "prediction" in expected:
             counts["checked"] += 1
             np.testing.assert_allclose(
-                total, np.array(expected), rtol=0, atol=RTOL * scale,
-                err_msg=files[i][0],
+                total, np.array(expected["prediction"]), rtol=0, atol=RTOL * scale,
+                err_msg=str(files[i]),
             )  # fmt: skip
-    counts["lightgbm_crashes"] = sum(v == "crash" for v in predictions.values())
+    counts["lightgbm_crashes"] = sum("crash" in p for p in predictions)
     return counts
 
 

@@ -20,7 +20,8 @@ import zipfile
 import numpy as np
 import pandas as pd
 import pytest
-from limited import run_limited
+from batch_runner import run_batch
+from limited import assert_clean_outcome, run_limited
 from sklearn.ensemble import (
     ExtraTreesRegressor,
     GradientBoostingClassifier,
@@ -59,43 +60,6 @@ _FAMILIES = {
     "pipeline": (lambda: make_pipeline(StandardScaler(), KernelRidge(kernel="rbf")),
                  "y", "predict"),
 }  # fmt: skip
-
-# Runs the command on each mutant named on the command line, in one process;
-# prints one JSON line per mutant as soon as it is done.
-_EXPLAIN_MANY = """
-import contextlib, io, json, sys, traceback
-from skshapley.cli import main
-data = sys.argv[1]
-for path in sys.argv[2:]:
-    print(json.dumps({"start": path}), flush=True)
-    err = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(err):
-            status = main(["explain", "--model", path, "--data", data,
-                           "--out", path + ".csv", "-q"])
-    except BaseException:
-        status, err = "exception", io.StringIO(traceback.format_exc())
-    print(json.dumps({"path": path, "status": status, "stderr": err.getvalue()}),
-          flush=True)
-"""
-
-# What each mutant's model itself predicts, one JSON line per mutant.
-_PREDICT_MANY = """
-import json, sys, warnings
-import numpy as np, pandas as pd
-import skops.io as sio
-warnings.simplefilter("ignore")
-X = pd.read_csv(sys.argv[1])
-for path, method in zip(sys.argv[2::2], sys.argv[3::2]):
-    print(json.dumps({"start": path}), flush=True)
-    try:
-        model = sio.load(path, trusted=sio.get_untrusted_types(file=path))
-        raw = np.asarray(getattr(model, method)(X), dtype=np.float64)
-        result = {"path": path, "raw": raw.reshape(len(X), -1).tolist()}
-    except Exception as exc:
-        result = {"path": path, "error": f"{type(exc).__name__}: {exc}"}
-    print(json.dumps(result), flush=True)
-"""
 
 _JSON_VALUES = ["NaN", "Infinity", "-Infinity", "-1", "0", "1e308", "10000000000",
                 '"text"', "null", "true", "[1, 2]", "{}", "0.5"]  # fmt: skip
@@ -227,59 +191,6 @@ def _mutate_array(content: bytes, rng) -> bytes:
     return buffer.getvalue()
 
 
-def _run_batches(code, args_of, items, data, cwd):
-    """Run ``code`` on ``items`` in limited processes; a crash skips its item.
-
-    Returns {path: result line}, with {"crash": status} for an item during
-    which the process died.
-    """
-    results, remaining = {}, list(items)
-    while remaining:
-        args = [data] + [arg for item in remaining for arg in args_of(item)]
-        status, out, _ = run_limited(args, cwd=cwd, code=code)
-        started = None
-        for line in out.splitlines():
-            record = json.loads(line)
-            if "start" in record:
-                started = record["start"]
-            else:
-                results[record["path"]] = record
-                started = None
-        done = {str(item if isinstance(item, str) else item[0]) for item in remaining}
-        remaining = [
-            item
-            for item in remaining
-            if (item if isinstance(item, str) else item[0]) not in results
-        ]
-        if started is not None:
-            results[started] = {"path": started, "crash": status}
-            remaining = [
-                item
-                for item in remaining
-                if (item if isinstance(item, str) else item[0]) != started
-            ]
-        elif remaining and status != 0:
-            raise AssertionError(f"batch ended with status {status} before {done}")
-    return results
-
-
-def _attribution_sums(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Per row and output, the attributions plus base value, and the largest
-    magnitude among them (what the sum's rounding error scales with).
-    """
-    if "base_value" in table.columns:
-        groups = [list(table.columns)]
-    else:
-        outputs = [c[: -len("__base_value")] for c in table.columns
-                   if c.endswith("__base_value")]  # fmt: skip
-        groups = [[c for c in table.columns if c.startswith(f"{o}__")] for o in outputs]
-    values = [table[columns].to_numpy(dtype=np.float64) for columns in groups]
-    with np.errstate(invalid="ignore"):  # inf - inf: NaN, as it should be
-        sums = np.column_stack([v.sum(axis=1) for v in values])
-    scale = np.column_stack([np.abs(v).max(axis=1) for v in values])
-    return sums, scale
-
-
 def write_mutants(folder, paths, n_per_family, seed):
     """Mutants of each family's file: {path: the raw output's method}."""
     rng = np.random.default_rng(seed)
@@ -296,34 +207,32 @@ def _fuzz(saved_models, n_per_family, seed):
     folder, data, paths = saved_models
     method_of = write_mutants(folder, paths, n_per_family, seed)
     mutants = list(method_of)
-    explained = _run_batches(_EXPLAIN_MANY, lambda p: [p], mutants, data, folder)
+    explained = run_batch("explain", mutants, data, folder)
     problems = []
-    for path, record in explained.items():
+    for path, record in zip(mutants, explained, strict=True):
         if "crash" in record:
             problems.append(f"{path}: the command crashed ({record['crash']})")
             continue
-        lines = record["stderr"].strip().splitlines()
-        clean = record["status"] == 0 or (
-            record["status"] == 1
-            and len(lines) == 1
-            and lines[0].startswith("skshapley: error: ")
-        )
-        if not clean or "Traceback" in record["stderr"]:
-            problems.append(f"{path}: {record['status']}: {record['stderr'][-1500:]}")
-    accepted = [p for p, r in explained.items() if r.get("status") == 0]
-    predicted = _run_batches(
-        _PREDICT_MANY, lambda p: [p, method_of[p]], accepted, data, folder
+        try:
+            assert_clean_outcome(record["status"], record["stderr"])
+        except AssertionError as exc:
+            problems.append(f"{path}: {exc}")
+    accepted = [
+        (p, r) for p, r in zip(mutants, explained, strict=True) if r.get("status") == 0
+    ]
+    predicted = run_batch(
+        "skops_output", [(p, method_of[p]) for p, _ in accepted], data, folder
     )
     model_failures = 0
-    for path in accepted:
-        sums, scale = _attribution_sums(pd.read_csv(path + ".csv", index_col="row"))
-        record = predicted[path]
-        if "raw" not in record:  # the model itself crashes or refuses
+    for (path, record), theirs in zip(accepted, predicted, strict=True):
+        sums = np.asarray(record["sums"], dtype=np.float64)
+        scale = np.asarray(record["largest"], dtype=np.float64)
+        if "prediction" not in theirs:  # the model itself crashes or refuses
             model_failures += 1
             if not np.all(np.isfinite(sums)):
                 problems.append(f"{path}: non-finite attributions: {sums}")
             continue
-        raw = np.asarray(record["raw"], dtype=np.float64)
+        raw = np.asarray(theirs["prediction"], dtype=np.float64)
         if raw.shape != sums.shape:
             problems.append(f"{path}: outputs {sums.shape} but model {raw.shape}")
             continue

@@ -424,8 +424,8 @@ def check(label, ours, theirs):
         )
     elif np.abs(sums - raw).max() > EFFICIENCY_RTOL * (scale + 1):
         problems.append(f"{label}: efficiency off by {np.abs(sums - raw).max():.3g}")
-    if "margin" in theirs:
-        margin = np.array(theirs["margin"], dtype=float)
+    if "prediction" in theirs:
+        margin = np.array(theirs["prediction"], dtype=float)
         # XGBoost adds the base score and one float32 leaf per tree in
         # float32: at most 2 roundings per tree of the running sum's scale.
         atol = (ours["n_trees"] + 1) * 2 * EPS32 * scale
@@ -460,7 +460,7 @@ def fuzz(tmp_path, rounds, seed):
         files[-1].write_bytes(raw)
     ours = run_batch("explain", files, data, tmp_path)
     accepted = [i for i, result in enumerate(ours) if result.get("status") == 0]
-    margins = run_batch("predict_margin", [files[i] for i in accepted], data, tmp_path)
+    margins = run_batch("xgboost_margin", [files[i] for i in accepted], data, tmp_path)
     theirs = [{}] * len(files)
     for i, result in zip(accepted, margins, strict=True):
         theirs[i] = result
@@ -470,7 +470,7 @@ def fuzz(tmp_path, rounds, seed):
     print(
         f"{len(files)} mutants: {len(accepted)} explained, "
         f"{len(files) - len(accepted)} refused; of these {len(accepted)}, "
-        f"XGBoost predicted {sum('margin' in r for r in margins)}, refused "
+        f"XGBoost predicted {sum('prediction' in r for r in margins)}, refused "
         f"{sum('error' in r for r in margins)}, crashed on "
         f"{sum('crash' in r for r in margins)}"
     )
@@ -478,7 +478,7 @@ def fuzz(tmp_path, rounds, seed):
     # The unmutated files are explained and match XGBoost; and both outcomes
     # occur: a run that refuses (or accepts) everything tests nothing.
     controls = [i for i, (label, _, _) in enumerate(generated) if "re-encoded" in label]
-    assert all("margin" in theirs[i] for i in controls)
+    assert all("prediction" in theirs[i] for i in controls)
     assert len(controls) < len(accepted) < len(files)
 
 
