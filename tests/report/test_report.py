@@ -5,6 +5,7 @@ import binascii
 import re
 import sys
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -338,3 +339,23 @@ def test_without_matplotlib(diabetes, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails
     with pytest.raises(ImportError, match=r"pip install 'skshapley\[plot\]'"):
         report(explainer, X, tmp_path / "no-plots.html")
+
+
+def test_a_failed_write_leaves_the_previous_file(diabetes, tmp_path, monkeypatch):
+    # The disk fills up half-way through the page: the old report stays whole
+    # and no temporary file is left beside it.
+    explainer, X = diabetes
+    path = tmp_path / "report.html"
+    path.write_text("previous report")
+    write_text = Path.write_text
+
+    def half_then_fail(self, text, *args, **kwargs):
+        write_text(self, text[: len(text) // 2], *args, **kwargs)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", half_then_fail)
+    with pytest.raises(OSError, match="No space left"):
+        report(explainer, X.iloc[:20], path)
+    monkeypatch.undo()
+    assert path.read_text() == "previous report"
+    assert sorted(tmp_path.iterdir()) == [path]

@@ -9,9 +9,9 @@ exists already (unless ``--force``), is refused before anything is read.
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
+from .._files import atomic_write
 from ._inputs import CommandError
 
 
@@ -46,34 +46,9 @@ def _same_file(first: Path, second: Path) -> bool:
 
 @contextlib.contextmanager
 def atomic_output(path: Path):
-    """A temporary path next to ``path``, moved onto ``path`` at the end.
-
-    The body writes the temporary file; when it ends without an exception
-    the file replaces ``path``, and otherwise (``KeyboardInterrupt``
-    included) it is removed. ``OSError`` becomes a :class:`CommandError`.
-    The file gets the permissions a new file would (not the temporary
-    file's owner-only ones).
-    """
+    """``atomic_write(path)``, its ``OSError`` reported as a :class:`CommandError`."""
     try:
-        descriptor, name = tempfile.mkstemp(
-            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-        )
+        with atomic_write(path) as temporary:
+            yield temporary
     except OSError as exc:
         raise CommandError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    os.close(descriptor)
-    temporary = Path(name)
-    try:
-        yield temporary
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, path)
-    except OSError as exc:
-        raise CommandError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)  # reading the mask means setting it: set it back
-    os.umask(mask)
-    return mask

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from sklearn.utils.validation import check_is_fitted
 
+from .._files import atomic_write
 from .._importance import importance
 from . import _figures, _sections
 from ._data import explained
@@ -57,7 +58,9 @@ def report(
         The rows to explain (the report times ``explainer.explain(X)``).
         Never modified.
     path : str or os.PathLike
-        Where to write the HTML file (UTF-8); an existing file is replaced.
+        Where to write the HTML file (UTF-8). An existing file is replaced
+        only once the new one is complete: an error or an interruption
+        leaves it as it was.
     title : str, default=None
         The page's title; ``None`` names the model.
     top_k : int, default=4
@@ -174,7 +177,8 @@ def write_report(
         subtitle.insert(1, f"output {ex.output}")
     page = _page(title, subtitle, sections, versions["skshapley"])
     path = Path(path)
-    path.write_text(page, encoding="utf-8")
+    with atomic_write(path) as temporary:
+        temporary.write_text(page, encoding="utf-8")
     return path
 
 
