@@ -178,6 +178,29 @@ def test_interrupted_report_keeps_the_previous_file(
     assert out.read_text(encoding="utf-8").startswith("<!doctype html>")
 
 
+def test_failed_report_write_is_one_error_and_keeps_the_file(
+    files, tmp_path, capfd, monkeypatch
+):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "r.html"
+    out.write_text(OLD)
+    write_text = Path.write_text
+
+    def fail_half_way(self, text, *args, **kwargs):
+        write_text(self, text[:100], *args, **kwargs)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", fail_half_way)
+    status, _, err = call(
+        capfd, "report", "--model", files["model"], "--data", files["data"],
+        "--trust-pickle", "--rows", 20, "--out", out, "--force", "-q",
+    )  # fmt: skip
+    monkeypatch.undo()
+    assert_one_error(status, err, 1, "cannot write", "No space left")
+    assert out.read_text() == OLD
+    assert leftovers(tmp_path) == []
+
+
 # --- Ctrl-C ------------------------------------------------------------------------
 
 

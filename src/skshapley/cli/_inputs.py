@@ -21,6 +21,7 @@ import pandas as pd
 
 from .. import _limits
 from .._limits import DEFAULT_MAX_DATA_BYTES
+from ..trees._lightgbm_text import read_model_file
 from ..trees._xgboost_file import read_xgboost_model
 from ._archive import check_skops_archive
 from ._trust import schema_types, untrusted
@@ -63,23 +64,15 @@ def load_model(path: Path, *, trust_pickle: bool):
     """The fitted model stored in ``path``, read by its extension."""
     check_file(path, "model", MODEL_SUFFIXES)
     kind = suffix(path)
-    if kind in _XGBOOST:
-        # Read and checked by skshapley: XGBoost's own loader trusts the file
-        # (altered files crash it), and it need not be installed.
+    if kind in _XGBOOST or kind in _LIGHTGBM:
+        # Read and checked by skshapley itself: the libraries' own loaders
+        # trust the file (altered files crash them), and need not be installed.
+        read = read_xgboost_model if kind in _XGBOOST else read_model_file
         try:
-            return read_xgboost_model(path)
-        except (ValueError, TypeError) as exc:
-            raise CommandError(f"cannot read {path}: {exc}") from exc
+            return read(path)
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if kind in _LIGHTGBM:
-        # Read and checked by skshapley itself: LightGBM's own loader
-        # crashes on damaged files, and is not needed to explain them.
-        from ..trees._lightgbm_text import read_model_file
-
-        try:
-            return read_model_file(path)
-        except (OSError, ValueError) as exc:
+        except (ValueError, TypeError) as exc:  # malformed, or unsupported
             raise CommandError(f"cannot read {path}: {exc}") from exc
     if kind in _SKOPS:
         return _load_skops(path, trust_pickle=trust_pickle)

@@ -27,7 +27,7 @@ from ._inputs import (
     suffix,
 )
 from ._options import ISSUES, UsageError, build_parser
-from ._writing import atomic_output, check_output
+from ._writing import atomic_output, check_output, writing
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,10 +146,7 @@ def _inputs(args, say):
             f"data ({len(data)} rows, {data.shape[1]} features)"
         )
         return model, prepare_data(data, rows=args.rows), "scikit-learn's diabetes data"
-    try:
-        model = load_model(args.model, trust_pickle=args.trust_pickle)
-    except ValueError as exc:  # the file readers' errors about the file
-        raise CommandError(f"cannot read model file {args.model}: {exc}") from exc
+    model = load_model(args.model, trust_pickle=args.trust_pickle)
     data = prepare_data(
         read_data(args.data, max_bytes=args.max_data_bytes),
         target=args.target,
@@ -214,10 +211,10 @@ def _report(args) -> int:
     def explain(rows):
         return explain_in_chunks(explainer.explain, rows, progress)
 
-    with atomic_output(args.out) as temporary:
+    with writing(args.out):  # write_report writes atomically itself
         try:
             write_report(
-                explainer, X, temporary, title=title, top_k=4, max_display=20,
+                explainer, X, args.out, title=title, top_k=4, max_display=20,
                 output=output, explain=explain, option="--output NAME",
             )  # fmt: skip
         except ValueError as exc:  # the explainer's errors about the data

@@ -45,10 +45,16 @@ def _same_file(first: Path, second: Path) -> bool:
 
 
 @contextlib.contextmanager
-def atomic_output(path: Path):
-    """``atomic_write(path)``, its ``OSError`` reported as a :class:`CommandError`."""
+def writing(path: Path):
+    """Report an ``OSError`` raised meanwhile as a :class:`CommandError`."""
     try:
-        with atomic_write(path) as temporary:
-            yield temporary
+        yield
     except OSError as exc:
         raise CommandError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+@contextlib.contextmanager
+def atomic_output(path: Path):
+    """``atomic_write(path)``, its ``OSError`` reported as a :class:`CommandError`."""
+    with writing(path), atomic_write(path) as temporary:
+        yield temporary

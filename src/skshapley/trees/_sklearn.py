@@ -38,7 +38,7 @@ def _tree_arrays(tree_: Tree, value, output=0) -> dict:
 
     ``value`` has shape (n_nodes, width): the leaf values, already weighted.
     """
-    tree = {
+    return {
         "feature": np.where(tree_.children_left >= 0, tree_.feature, -1),
         "threshold": tree_.threshold,
         "left": tree_.children_left,
@@ -50,7 +50,6 @@ def _tree_arrays(tree_: Tree, value, output=0) -> dict:
         "value": value,
         "output": output,
     }
-    return tree
 
 
 def _common_fields(model, raw_output, output_names, base_offset) -> dict:
