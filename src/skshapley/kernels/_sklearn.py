@@ -24,8 +24,8 @@ from sklearn.svm import SVC, SVR, NuSVC, NuSVR
 from sklearn.utils.validation import check_is_fitted
 
 from .._errors import UnsupportedModelError
-from .._limits import MAX_FEATURES, MAX_OUTPUTS
-from .._malformed import malformed_model_errors
+from .._limits import MAX_FEATURES
+from .._malformed import checked_classes, checked_numbers, malformed_model_errors
 from ._game import KernelComponent, KernelGame
 
 SUPPORTED_MODELS = (
@@ -79,7 +79,7 @@ def _kernel_ridge(model: KernelRidge) -> KernelGame:
             f"kernel; supported: {', '.join(map(repr, _STRING_KERNELS))} or a "
             f"Gaussian process kernel of {_GP_KERNELS}."
         )
-    dual = _finite(model.dual_coef_, "dual_coef_", ndim=(1, 2))
+    dual = checked_numbers(model.dual_coef_, "dual_coef_", ndim=(1, 2))
     return _game(
         model, reference, dual, terms, np.zeros(_n_columns(dual)),
         _target_names(dual), "value",
@@ -104,10 +104,10 @@ def _svm(model) -> KernelGame:
             f"The model's libsvm implementation {model._impl!r} is not that of "
             f"{type(model).__name__}; the model file may be corrupt."
         )
-    sign = -1.0 if is_classifier and len(_classes(model)) == 2 else 1.0
-    intercept = sign * _finite(model._intercept_, "intercept_", ndim=(1,))
+    sign = -1.0 if is_classifier and len(checked_classes(model)) == 2 else 1.0
+    intercept = sign * checked_numbers(model._intercept_, "intercept_", ndim=(1,))
     # sparse after fitting on sparse data
-    dual = sign * _finite(_dense(model._dual_coef_), "dual_coef_", ndim=(2,))
+    dual = sign * checked_numbers(_dense(model._dual_coef_), "dual_coef_", ndim=(2,))
     if dual.shape[1] != len(reference):
         raise ValueError(
             f"The model's dual_coef_ has {dual.shape[1]} columns for "
@@ -116,7 +116,7 @@ def _svm(model) -> KernelGame:
     if not is_classifier:
         return _game(model, reference, dual.T, terms, intercept,
                      ("target",), "value")  # fmt: skip
-    classes = _classes(model)
+    classes = checked_classes(model)
     n_pairs = len(classes) * (len(classes) - 1) // 2
     if dual.shape[0] != len(classes) - 1 or len(intercept) != n_pairs:
         raise ValueError(
@@ -176,9 +176,9 @@ def _gp_regressor(model: GaussianProcessRegressor) -> KernelGame:
     reference = _reference(model.X_train_, "X_train_")
     terms = _gp_terms(model.kernel_, reference.shape[1])
     # predict: y_std * (K @ alpha_) + y_mean, with a 2-D single target squeezed.
-    dual = _finite(model.alpha_, "alpha_", ndim=(1, 2))
-    std = _finite(model._y_train_std, "_y_train_std", ndim=(0, 1))
-    mean = _finite(model._y_train_mean, "_y_train_mean", ndim=(0, 1))
+    dual = checked_numbers(model.alpha_, "alpha_", ndim=(1, 2))
+    std = checked_numbers(model._y_train_std, "_y_train_std", ndim=(0, 1))
+    mean = checked_numbers(model._y_train_mean, "_y_train_mean", ndim=(0, 1))
     if std.size not in (1, _n_columns(dual)) or mean.size not in (1, _n_columns(dual)):
         raise ValueError(
             "The model's target mean and scale do not fit its targets; the "
@@ -192,7 +192,7 @@ def _gp_regressor(model: GaussianProcessRegressor) -> KernelGame:
 
 
 def _gp_classifier(model: GaussianProcessClassifier) -> KernelGame:
-    classes = _classes(model)
+    classes = checked_classes(model)
     if len(classes) != 2:
         raise UnsupportedModelError(
             "ProductKernelExplainer supports binary GaussianProcessClassifier "
@@ -202,8 +202,8 @@ def _gp_classifier(model: GaussianProcessClassifier) -> KernelGame:
     reference = _reference(laplace.X_train_, "base_estimator_.X_train_")
     terms = _gp_terms(laplace.kernel_, reference.shape[1])
     # The latent mean at x is k(x, X_train) @ (y_train - pi).
-    y_train = _finite(laplace.y_train_, "base_estimator_.y_train_", ndim=(1,))
-    pi = _finite(laplace.pi_, "base_estimator_.pi_", ndim=(1,))
+    y_train = checked_numbers(laplace.y_train_, "base_estimator_.y_train_", ndim=(1,))
+    pi = checked_numbers(laplace.pi_, "base_estimator_.pi_", ndim=(1,))
     if not y_train.shape == pi.shape == (len(reference),):
         raise ValueError(
             "The model's y_train_ and pi_ do not fit its training points; the "
@@ -245,7 +245,7 @@ def _gp_terms(kernel, n_features: int) -> list[tuple[float, dict]]:
         isinstance(kernel, gp_kernels.Matern) and np.isinf(kernel.nu)
     )
     if is_rbf:
-        length_scale = _finite(kernel.length_scale, "length_scale", ndim=(0, 1))
+        length_scale = checked_numbers(kernel.length_scale, "length_scale", ndim=(0, 1))
         if length_scale.ndim == 1 and len(length_scale) != n_features:
             raise ValueError(
                 f"The RBF kernel has {len(length_scale)} length scales for "
@@ -314,17 +314,6 @@ def _game(model, reference, dual, terms, intercept, output_names, raw_output):
     )
 
 
-def _classes(model) -> np.ndarray:
-    """The classifier's ``classes_``: a 1-D array of 2 to MAX_OUTPUTS labels."""
-    classes = np.asarray(model.classes_)
-    if classes.ndim != 1 or not 2 <= len(classes) <= MAX_OUTPUTS:
-        raise ValueError(
-            f"The classifier's classes_ must be 2 to {MAX_OUTPUTS:,} labels; got "
-            f"shape {classes.shape}."
-        )
-    return classes
-
-
 def _number(value, name: str) -> float:
     """``value`` if it is a finite nonnegative number (as scikit-learn requires)."""
     if isinstance(value, bool) or not isinstance(value, Real | np.ndarray):
@@ -336,27 +325,9 @@ def _number(value, name: str) -> float:
     return float(value)
 
 
-def _finite(value, name: str, *, ndim: tuple[int, ...]) -> np.ndarray:
-    """``value`` as a float64 array of finite numbers with ``ndim`` dimensions."""
-    try:
-        array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"The model's {name} must be numbers; got {type(value).__name__}."
-        ) from exc
-    if array.ndim not in ndim:
-        raise ValueError(
-            f"The model's {name} must have {' or '.join(map(str, ndim))} "
-            f"dimensions; got shape {array.shape}."
-        )
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"The model's {name} must be finite; it holds NaN or inf.")
-    return array
-
-
 def _reference(X, name: str) -> np.ndarray:
     """Reference points: a non-empty finite C-contiguous float64 matrix."""
-    reference = np.ascontiguousarray(_finite(_dense(X), name, ndim=(2,)))
+    reference = np.ascontiguousarray(checked_numbers(_dense(X), name, ndim=(2,)))
     n_points, n_features = reference.shape
     if n_points == 0 or not 1 <= n_features <= MAX_FEATURES:
         raise ValueError(

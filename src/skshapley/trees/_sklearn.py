@@ -17,7 +17,12 @@ from sklearn.tree._tree import Tree
 
 from .._errors import UnsupportedModelError
 from .._limits import MAX_FEATURES, MAX_OUTPUTS
-from .._malformed import checked_count, malformed_model_errors
+from .._malformed import (
+    checked_classes,
+    checked_count,
+    checked_numbers,
+    malformed_model_errors,
+)
 from ._table import TreeEnsemble, concatenate_trees
 
 
@@ -79,22 +84,6 @@ def fitted_feature_names(model) -> tuple[str, ...] | None:
     return tuple(str(name) for name in names)
 
 
-def _classes(model) -> np.ndarray:
-    """The model's ``classes_``: a 1-D array of 2 to MAX_OUTPUTS labels."""
-    classes = model.classes_
-    if not isinstance(classes, np.ndarray) or classes.ndim != 1:
-        raise ValueError(
-            "The classifier's classes_ must be a 1-D array; got "
-            f"{type(classes).__name__}."
-        )
-    if not 2 <= len(classes) <= MAX_OUTPUTS:
-        raise ValueError(
-            f"The classifier must have 2 to {MAX_OUTPUTS:,} classes; it has "
-            f"{len(classes)}."
-        )
-    return classes
-
-
 def _check_single_output_classifier(model):
     if checked_count(model, "n_outputs_", MAX_OUTPUTS) != 1:
         raise UnsupportedModelError(
@@ -144,7 +133,7 @@ def parse_tree_or_forest(model) -> TreeEnsemble:
     is_classifier = hasattr(model, "classes_")
     if is_classifier:
         _check_single_output_classifier(model)
-        output_names = _classes(model)
+        output_names = checked_classes(model)
         raw_output = "probability"
     else:
         n_outputs = checked_count(model, "n_outputs_", MAX_OUTPUTS)
@@ -184,7 +173,7 @@ def parse_gradient_boosting(model) -> TreeEnsemble:
         )
     estimators = model.estimators_  # (n_estimators, n_outputs)
     if hasattr(model, "classes_"):
-        classes = _classes(model)
+        classes = checked_classes(model)
         n_outputs = 1 if len(classes) == 2 else len(classes)
         output_names = classes[1:] if n_outputs == 1 else classes
         raw_output = "log-odds" if n_outputs == 1 else "margin"
@@ -233,7 +222,7 @@ def _initial_prediction(model, init, n_outputs) -> np.ndarray:
     if isinstance(init, str):  # "zero"
         return np.zeros(n_outputs)
     if isinstance(init, DummyRegressor):
-        predictions = _finite_array(init.constant_, "init_.constant_", (1, 1))
+        predictions = checked_numbers(init.constant_, "init_.constant_", shape=(1, 1))
     else:
         if init.strategy != "prior":
             raise UnsupportedModelError(
@@ -242,7 +231,9 @@ def _initial_prediction(model, init, n_outputs) -> np.ndarray:
                 "gives a constant initial prediction that skshapley reads."
             )
         n_classes = len(model.classes_)
-        prior = _finite_array(init.class_prior_, "init_.class_prior_", (n_classes,))
+        prior = checked_numbers(
+            init.class_prior_, "init_.class_prior_", shape=(n_classes,)
+        )
         eps = np.finfo(np.float64).eps
         prior = np.clip(prior, eps, 1 - eps)
         predictions = prior[1:] if n_outputs == 1 else prior[None, :]
@@ -256,17 +247,3 @@ def _initial_prediction(model, init, n_outputs) -> np.ndarray:
     if raw.shape != (n_outputs,):
         raise ValueError("The model's initial prediction has the wrong shape.")
     return raw
-
-
-def _finite_array(value, name: str, shape: tuple) -> np.ndarray:
-    """``value`` as a float64 array of ``shape`` with finite entries."""
-    array = np.asarray(value)
-    if array.dtype.kind not in "biuf" or array.shape != shape:
-        raise ValueError(
-            f"The model's {name} must be numbers of shape {shape}; got "
-            f"{array.dtype} of shape {array.shape}."
-        )
-    array = array.astype(np.float64)
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"The model's {name} must be finite; got {array}.")
-    return array
