@@ -31,7 +31,7 @@ from .._errors import UnsupportedModelError
 from .._limits import MAX_FEATURES
 from .._malformed import checked_count, malformed_model_errors
 from ._sklearn import fitted_feature_names
-from ._table import BITSET_WORDS, concatenate_trees
+from ._table import BITSET_WORDS, category_bitset, concatenate_trees
 
 _RAW_OUTPUTS = {"IdentityLink": "value", "LogLink": "log", "LogitLink": "log-odds"}
 
@@ -142,6 +142,7 @@ def _set_categorical_node(tree, u, category_values, left_codes, known_codes):
     if missing_left:
         tree["left"][u], tree["right"][u] = tree["right"][u], tree["left"][u]
         tree["missing_left"][u] = 0
+    other_side = []
     for code, value in enumerate(category_values):
         if _in_bitset(left_codes, code):
             goes_left = True
@@ -150,8 +151,8 @@ def _set_categorical_node(tree, u, category_values, left_codes, known_codes):
         else:
             goes_left = missing_left
         if goes_left != missing_left:
-            bit = int(value)
-            tree["category_bitset"][u, bit // 32] |= np.uint32(1 << (bit % 32))
+            other_side.append(int(value))
+    tree["category_bitset"][u] |= category_bitset(other_side)
 
 
 def _checked_nodes(predictor, n_features: int) -> np.ndarray:
@@ -211,10 +212,7 @@ def _known_codes(model, feature: int) -> np.ndarray:
             f"The categories of feature {feature} must be the codes 0..255; the "
             "model file may be corrupt."
         )
-    bitset = np.zeros(BITSET_WORDS, dtype=np.uint32)
-    for code in codes.astype(np.intp):
-        bitset[code // 32] |= np.uint32(1 << (code % 32))
-    return bitset
+    return category_bitset(codes)
 
 
 def _in_bitset(bitset, c):

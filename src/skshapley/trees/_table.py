@@ -46,6 +46,17 @@ BITSET_WORDS = 8
 COVER_ROUNDING = 1e-6
 
 
+def category_bitset(categories) -> np.ndarray:
+    """The bitset of ``categories`` (integers 0..255): 8 words of 32 bits,
+    category ``c`` at bit ``c % 32`` of word ``c // 32``."""
+    categories = np.asarray(categories, dtype=np.intp)
+    bitset = np.zeros(BITSET_WORDS, dtype=np.uint32)
+    np.bitwise_or.at(
+        bitset, categories // 32, np.uint32(1) << (categories % 32).astype(np.uint32)
+    )
+    return bitset
+
+
 @dataclass(frozen=True)
 class TreeEnsemble:
     """A parsed tree ensemble (all trees' nodes in one table).

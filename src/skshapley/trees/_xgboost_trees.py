@@ -12,7 +12,7 @@ import numpy as np
 from .._errors import UnsupportedModelError
 from .._limits import MAX_OUTPUTS
 from . import _xgboost_document as doc
-from ._table import BITSET_WORDS
+from ._table import BITSET_WORDS, category_bitset
 from ._xgboost_document import MalformedModel
 
 # How far a split's cover may be from the sum of its children's, relative
@@ -220,11 +220,7 @@ def _set_categorical_nodes(tree, tree_json, path, new_index):
         tree["left"][u], tree["right"][u] = tree["right"][u], tree["left"][u]
         tree["missing_left"][u] ^= 1
         tree["threshold"][u] = 0.0
-        np.bitwise_or.at(
-            tree["category_bitset"][u],
-            listed // 32,
-            (np.uint32(1) << (listed % 32).astype(np.uint32)),
-        )
+        tree["category_bitset"][u] |= category_bitset(listed)
     split_type = field("split_type", n_nodes)
     if "split_type" in tree_json:
         reachable = new_index >= 0
