@@ -38,15 +38,10 @@ def check_finite_array(
         raise TypeError(
             f"{name} must be an array-like of real numbers, got {type(x).__name__}."
         ) from exc
-    # Complex numbers, strings and dates are refused, never truncated or parsed.
-    if array.dtype.kind not in "biufO":
-        raise TypeError(
-            f"{name} must be an array-like of real numbers, got "
-            f"{type(x).__name__} of dtype {array.dtype}."
-        )
     try:
         array = np.ascontiguousarray(real_values(array, name), dtype=np.float64)
-    except ValueError as exc:  # objects that are not real numbers
+    # Complex numbers, strings and dates: refused, never truncated or parsed.
+    except ValueError as exc:
         raise TypeError(f"{name} must be an array-like of real numbers: {exc}") from exc
     if ndim is not None and array.ndim not in ndim:
         allowed = " or ".join(f"{n}-D" for n in ndim)
