@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UnsupportedModelError
+from .._output_choice import chosen_output
 from ..kernels import ProductKernelExplainer
 from ..trees import TreeExplainer
 from ._inputs import CommandError
@@ -18,25 +19,6 @@ EXPLAINERS = (TreeExplainer, ProductKernelExplainer)
 # time and the progress line moves steadily.
 _FIRST_CHUNK = 64
 _CHUNK_SECONDS = 0.5
-
-
-def model_name(model) -> str:
-    """The model's class name, with its library's unless it is scikit-learn's.
-
-    Models the command read from XGBoost or LightGBM files describe
-    themselves ("XGBoost model file").
-    """
-    description = getattr(model, "description", None)
-    if isinstance(description, str):
-        return description
-    cls = type(model)
-    library = cls.__module__.partition(".")[0]
-    if library != "sklearn":
-        return f"{library}.{cls.__name__}"
-    steps = getattr(model, "steps", None)  # a Pipeline: name its steps
-    if isinstance(steps, list):
-        return f"{cls.__name__}({', '.join(model_name(step) for _, step in steps)})"
-    return cls.__name__
 
 
 def make_explainer(model, groups: dict | None):
@@ -58,16 +40,13 @@ def make_explainer(model, groups: dict | None):
 
 
 def output_name(explainer, name: str | None):
-    """The explainer's output called ``name`` (compared as text), or None."""
+    """The explainer's output called ``name`` (``--output``), or None."""
     if name is None:
         return None
-    outputs = {str(output): output for output in explainer.output_names_}
-    if name not in outputs:
-        raise CommandError(
-            f"--output {name!r} is not one of the model's outputs: "
-            f"{', '.join(outputs)}."
-        )
-    return outputs[name]
+    try:
+        return chosen_output(explainer.output_names_, name, option="--output")
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
 
 
 class Progress:

@@ -1,17 +1,17 @@
 """The ``skshapley`` command: its two subcommands and its exit statuses."""
 
-import importlib.util
 import os
 import sys
 import traceback
 import warnings
 
+from .._naming import model_name
+from .._optional import MissingDependencyError, optional_import, require_matplotlib
 from ._explaining import (
     Progress,
     attributions_table,
     explain_in_chunks,
     make_explainer,
-    model_name,
     output_name,
 )
 from ._inputs import (
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             for message in dict.fromkeys(str(w.message) for w in caught):
                 _print_error(message, "warning")
         return status
-    except CommandError as exc:
+    except (CommandError, MissingDependencyError) as exc:
         _print_error(str(exc))
         return 1
     except UsageError as exc:
@@ -197,12 +197,8 @@ def _target_hint(explainer, X) -> str:
 
 
 def _report(args) -> int:
-    if importlib.util.find_spec("matplotlib") is None:
-        raise CommandError(
-            "the report needs matplotlib, which is not installed: "
-            "pip install 'skshapley[plot]'"
-        )
     os.environ.setdefault("MPLBACKEND", "Agg")  # never a GUI backend
+    require_matplotlib("the report")  # after MPLBACKEND: importing reads it
     from ..report._report import write_report
 
     explainer, X, data_name, output, progress = _setup(args)
@@ -226,11 +222,8 @@ def _report(args) -> int:
 
 def _explain(args) -> int:
     parquet = suffix(args.out) in PARQUET_SUFFIXES
-    if parquet and importlib.util.find_spec("pyarrow") is None:
-        raise CommandError(
-            "writing Parquet files needs pyarrow, which is not installed: "
-            "pip install pyarrow"
-        )
+    if parquet:
+        optional_import("pyarrow", "writing Parquet files")
     explainer, X, _, output, progress = _setup(args)
     try:
         phi = explain_in_chunks(explainer.explain, X, progress)

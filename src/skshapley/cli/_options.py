@@ -42,7 +42,7 @@ reports on all 442 rows, in a few seconds.
 The report is one HTML file (images embedded, no JavaScript, no network):
 summary, importance table, importance and beeswarm plots, dependence plots,
 waterfalls of the highest, lowest and median predictions. The report needs
-matplotlib: pip install 'skshapley[plot]'.
+matplotlib: pip install "skshapley[plot]".
 """
 
 _EXPLAIN_EPILOG = """\

@@ -7,6 +7,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._output_choice import output_position
+
 # Rows drawn in the beeswarm and dependence plots: beyond this, a seeded
 # random sample (the tables and the importance bars use every row).
 MAX_PLOTTED_ROWS = 5000
@@ -49,7 +51,7 @@ class Explanation:
 def explained(explainer, X, output, explain) -> Explanation:
     """``explain(X)`` (timed), efficiency checked, ``output`` picked out."""
     output_names = tuple(explainer.output_names_)
-    position = output_position(output_names, output)
+    position = 0 if output is None else output_position(output_names, output)
     start = time.perf_counter()
     phi = explain(X)
     seconds = time.perf_counter() - start
@@ -81,24 +83,6 @@ def explained(explainer, X, output, explain) -> Explanation:
         max_abs_raw=float(np.abs(raw).max()),
         seconds=seconds,
         plotted=plotted_rows(len(phi)),
-    )
-
-
-def output_position(output_names: tuple, output) -> int:
-    """The position of ``output`` among the outputs (``None``: the first).
-
-    Names are compared as they are, then as strings (``"1"`` finds class
-    ``1``, as a name typed on a command line would).
-    """
-    if output is None:
-        return 0
-    for same in (lambda name: name == output, lambda name: str(name) == str(output)):
-        matches = [k for k, name in enumerate(output_names) if same(name)]
-        if matches:
-            return matches[0]
-    raise ValueError(
-        f"output must be one of the model's outputs {list(output_names)}, "
-        f"got {output!r}."
     )
 
 

@@ -11,7 +11,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._files import atomic_write
 from .._importance import importance
-from . import _figures, _sections
+from .._optional import require_matplotlib
+from . import _sections
 from ._data import explained
 from ._html import Markup, element, join, void
 from ._style import CSS
@@ -117,7 +118,7 @@ def report(
             f"explain must be a callable or None, got {type(explain).__name__}."
         )
     check_is_fitted(explainer)
-    _figures.require_matplotlib()
+    require_matplotlib("skshapley.report")
     return write_report(
         explainer, X, path, title=title, top_k=top_k, max_display=max_display,
         output=output,
