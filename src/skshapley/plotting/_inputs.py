@@ -105,13 +105,17 @@ def _unique_columns(phi: pd.DataFrame) -> pd.DataFrame:
     return phi.set_axis(names, axis=1)
 
 
-def explainer_output(explainer, output):
-    """``output`` for the explainer's frames: ``None`` for a single output."""
+def about_output(explainer, output) -> dict:
+    """What ``from_values`` is told of the explainer's output: which, and its kind.
+
+    ``output`` becomes ``None`` for a single output (once checked to name it):
+    the explainer's frames then have plain feature columns.
+    """
     names = list(getattr(explainer, "output_names_", ()))
     if output is not None and len(names) == 1:
         chosen_output(names, output, whose="the explainer's")
-        return None
-    return output
+        output = None
+    return {"output": output, "raw_output": getattr(explainer, "raw_output_", None)}
 
 
 def feature_frame(X, phi: pd.DataFrame) -> pd.DataFrame:

@@ -8,7 +8,7 @@ import pandas as pd
 from .._output_choice import chosen_output
 from . import _style
 from ._inputs import (
-    explainer_output,
+    about_output,
     feature_frame,
     outputs_of,
     select_output,
@@ -291,10 +291,9 @@ class WaterfallDisplay:
             phi.iloc[0],
             explainer.expected_value_,
             x_row=x_row,
-            output=explainer_output(explainer, output),
             max_display=max_display,
             ax=ax,
-            raw_output=getattr(explainer, "raw_output_", None),
+            **about_output(explainer, output),
         )
 
 
