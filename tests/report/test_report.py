@@ -269,8 +269,8 @@ def test_array_input_and_few_rows(iris, tmp_path):
 class ShiftedExplainer(TreeExplainer):
     """A broken explainer: one value off by 0.25, so efficiency fails."""
 
-    def explain(self, X):
-        phi = super().explain(X)
+    def explain(self, X, *, progress=None):
+        phi = super().explain(X, progress=progress)
         phi.iloc[1, 2] += 0.25
         return phi
 
@@ -287,27 +287,23 @@ def test_residual_reports_a_violation(diabetes, tmp_path):
     assert relative == pytest.approx(0.25 / largest, rel=1e-9)
 
 
-def test_explain_callable_gives_the_values(diabetes, tmp_path):
-    # The command explains in chunks (Ctrl-C, progress) through ``explain``;
-    # the report shows what it returns.
+def test_progress_is_called_while_explaining(diabetes, tmp_path):
+    # The command shows its progress line through ``progress``: the rows are
+    # explained in chunks, and the report is the same as without it.
     explainer, X = diabetes
     calls = []
-
-    def shifted_in_halves(rows):
-        calls.append(len(rows))
-        half = len(rows) // 2
-        parts = [
-            explainer.explain(rows.iloc[:half]),
-            explainer.explain(rows.iloc[half:]),
-        ]
-        return pd.concat(parts) + 0.125
-
-    path = report(explainer, X, tmp_path / "chunks.html", explain=shifted_in_halves)
+    path = report(
+        explainer, X, tmp_path / "chunks.html", progress=lambda *c: calls.append(c)
+    )
     page, _ = check_report(path, n_images=n_figures(10, len(X)))
-    assert calls == [len(X)]
-    residual, _ = reported_residual(page)
-    # Each row's 10 values are shifted by 0.125: its sum by 1.25.
-    assert residual == pytest.approx(1.25, rel=1e-9)
+    # 64 rows first, then at most 4 times as many per chunk, up to every row.
+    assert calls[0] == (64, len(X))
+    assert calls[-1] == (len(X), len(X))
+    assert [done for done, _ in calls] == sorted({done for done, _ in calls})
+    plain, _ = check_report(
+        report(explainer, X, tmp_path / "plain.html"), n_images=n_figures(10, len(X))
+    )
+    assert reported_residual(page) == reported_residual(plain)
 
 
 @pytest.mark.parametrize(
@@ -318,7 +314,7 @@ def test_explain_callable_gives_the_values(diabetes, tmp_path):
         ({"max_display": 2.5}, TypeError, "max_display must be an int"),
         ({"output": "nope"}, ValueError, "output 'nope' is not one of the model's"),
         ({"title": 3}, TypeError, "title must be a str"),
-        ({"explain": "phi"}, TypeError, "explain must be a callable or None"),
+        ({"progress": "yes"}, TypeError, "progress must be a callable or None"),
     ],
 )
 def test_bad_parameters(diabetes, tmp_path, kwargs, error, match):

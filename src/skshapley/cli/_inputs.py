@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _limits
+from .._errors import UnsupportedModelError
 from .._limits import DEFAULT_MAX_DATA_BYTES
 from .._optional import optional_import
 from ..trees._lightgbm_text import read_model_file
@@ -72,7 +73,7 @@ def load_model(path: Path, *, trust_pickle: bool):
             return read(path)
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from exc
-        except (ValueError, TypeError) as exc:  # malformed, or unsupported
+        except (ValueError, UnsupportedModelError) as exc:  # malformed, unsupported
             raise CommandError(f"cannot read {path}: {exc}") from exc
     if kind in _SKOPS:
         return _load_skops(path, trust_pickle=trust_pickle)

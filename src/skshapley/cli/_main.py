@@ -10,7 +10,6 @@ from .._optional import MissingDependencyError, optional_import, require_matplot
 from ._explaining import (
     Progress,
     attributions_table,
-    explain_in_chunks,
     make_explainer,
     output_name,
 )
@@ -157,7 +156,7 @@ def _inputs(args, say):
 
 
 def _setup(args):
-    """The fitted explainer, the rows, the data's name, the output, messages."""
+    """The fitted explainer, the rows, the data's name and the output."""
     quiet = args.quiet
 
     def say(message):
@@ -181,8 +180,12 @@ def _setup(args):
         f"{type(explainer).__name__} ({model_name(model)}, "
         f"output: {explainer.raw_output_})"
     )
-    progress = Progress(sys.stderr, enabled=not quiet and sys.stderr.isatty())
-    return explainer, X, data_name, output, progress
+    return explainer, X, data_name, output
+
+
+def _progress(args) -> Progress:
+    """The progress line, on a terminal unless ``--quiet``; make it just before."""
+    return Progress(sys.stderr, enabled=not args.quiet and sys.stderr.isatty())
 
 
 def _target_hint(explainer, X) -> str:
@@ -201,17 +204,13 @@ def _report(args) -> int:
     require_matplotlib("the report")  # after MPLBACKEND: importing reads it
     from ..report._report import write_report
 
-    explainer, X, data_name, output, progress = _setup(args)
+    explainer, X, data_name, output = _setup(args)
     title = args.title or f"{model_name(explainer.model)} on {data_name}"
-
-    def explain(rows):
-        return explain_in_chunks(explainer.explain, rows, progress)
-
     with writing(args.out):  # write_report writes atomically itself
         try:
             write_report(
                 explainer, X, args.out, title=title, top_k=4, max_display=20,
-                output=output, explain=explain, option="--output NAME",
+                output=output, progress=_progress(args), option="--output NAME",
             )  # fmt: skip
         except ValueError as exc:  # the explainer's errors about the data
             raise CommandError(str(exc)) from exc
@@ -224,9 +223,9 @@ def _explain(args) -> int:
     parquet = suffix(args.out) in PARQUET_SUFFIXES
     if parquet:
         optional_import("pyarrow", "writing Parquet files")
-    explainer, X, _, output, progress = _setup(args)
+    explainer, X, _, output = _setup(args)
     try:
-        phi = explain_in_chunks(explainer.explain, X, progress)
+        phi = explainer.explain(X, progress=_progress(args))
     except ValueError as exc:  # the explainer's errors about the data
         raise CommandError(str(exc)) from exc
     table = attributions_table(phi, explainer, output)

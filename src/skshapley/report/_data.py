@@ -48,12 +48,15 @@ class Explanation:
         return self.residual / self.max_abs_raw if self.max_abs_raw else np.nan
 
 
-def explained(explainer, X, output, explain) -> Explanation:
-    """``explain(X)`` (timed), efficiency checked, ``output`` picked out."""
+def explained(explainer, X, output, progress) -> Explanation:
+    """``X`` explained (timed), efficiency checked, ``output`` picked out.
+
+    ``progress`` is passed to the explainer's ``explain``.
+    """
     output_names = tuple(explainer.output_names_)
     position = 0 if output is None else output_position(output_names, output)
     start = time.perf_counter()
-    phi = explain(X)
+    phi = explainer.explain(X, progress=progress)
     seconds = time.perf_counter() - start
     if len(phi) == 0:
         raise ValueError("X has no rows: a report needs at least one.")
@@ -77,7 +80,7 @@ def explained(explainer, X, output, explain) -> Explanation:
         output_names=output_names,
         base_value=float(base[position]),
         expected_value=explainer.expected_value_,
-        raw_output=getattr(explainer, "raw_output_", None),
+        raw_output=explainer.raw_output_,
         raw=raw[:, position],
         residual=float(residual.max()),
         max_abs_raw=float(np.abs(raw).max()),
@@ -106,8 +109,7 @@ def feature_values(explainer, X, phi_out: pd.DataFrame) -> tuple[pd.DataFrame, t
         frame = pd.DataFrame(array, columns=names)
     frame = frame.loc[:, ~frame.columns.duplicated()]
     players = [str(c) for c in phi_out.columns]
-    by_position = not getattr(explainer, "columns_by_name_", True)
-    if by_position and frame.shape[1] == len(players):
+    if not explainer.columns_by_name_ and frame.shape[1] == len(players):
         frame = frame.set_axis(players, axis=1)  # the model knows no names
     values = frame.reindex(columns=players)
     values = values.set_axis(phi_out.columns, axis=1).set_axis(phi_out.index, axis=0)
