@@ -266,6 +266,22 @@ def test_array_input_and_few_rows(iris, tmp_path):
     assert "x0" in text  # an array's columns take the model's names
 
 
+def test_frame_columns_by_position_when_the_model_knows_no_names(iris, tmp_path):
+    # Fitted on an array: the explainer matches a DataFrame's columns by
+    # position (columns_by_name_ is False), and so does the report, which
+    # then has the features' values to plot against.
+    explainer, X = iris
+    model = GradientBoostingClassifier(n_estimators=5, random_state=0)
+    model.fit(X.to_numpy(), explainer.model.predict(X))
+    explainer = TreeExplainer(model).fit()
+    assert not explainer.columns_by_name_
+    path = report(explainer, X, tmp_path / "by-position.html", top_k=2)
+    page, _ = check_report(path, n_images=n_figures(4, len(X), top_k=2))
+    dependence = [i["alt"] for i in page.images if i["alt"].startswith("Depend")]
+    assert len(dependence) == 2
+    assert all(alt.split()[-1] in {"x0", "x1", "x2", "x3"} for alt in dependence)
+
+
 class ShiftedExplainer(TreeExplainer):
     """A broken explainer: one value off by 0.25, so efficiency fails."""
 
