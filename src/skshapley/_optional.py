@@ -29,7 +29,7 @@ def optional_import(
     purpose : str
         What needs it, the subject of the message (``"reading model.skops"``).
     install : str, default=None
-        What to ``pip install``; ``None`` means ``module``.
+        What to ``pip install``; ``None`` means ``module``'s top-level package.
 
     Returns
     -------
@@ -52,5 +52,5 @@ def optional_import(
 
 
 def require_matplotlib(purpose: str) -> ModuleType:
-    """matplotlib, or an ImportError saying how to install the ``plot`` extra."""
+    """matplotlib, or a :class:`MissingDependencyError` naming the ``plot`` extra."""
     return optional_import("matplotlib", purpose, install='"skshapley[plot]"')
