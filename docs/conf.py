@@ -43,6 +43,9 @@ sphinx_gallery_conf = {
     # Execute every example, not only those named plot_*.py.
     "filename_pattern": r".*\.py$",
     "image_scrapers": ("matplotlib",),
+    # The examples print what they mean to show; the repr of a Display
+    # returned by a block's last line would only add a memory address.
+    "capture_repr": (),
     "abort_on_example_error": True,
     "doc_module": ("skshapley",),
     "reference_url": {"skshapley": None},
