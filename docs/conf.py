@@ -47,6 +47,9 @@ sphinx_gallery_conf = {
     # returned by a block's last line would only add a memory address.
     "capture_repr": (),
     "abort_on_example_error": True,
+    # No sg_execution_times pages: they load their table scripts from CDNs.
+    # The build's log still prints each example's time.
+    "write_computation_times": False,
     "doc_module": ("skshapley",),
     "reference_url": {"skshapley": None},
     "backreferences_dir": "generated/backreferences",
