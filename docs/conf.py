@@ -42,6 +42,9 @@ sphinx_gallery_conf = {
     "gallery_dirs": "auto_examples",
     # Execute every example, not only those named plot_*.py.
     "filename_pattern": r".*\.py$",
+    # By file name: the two explain_* examples first, as examples/README.txt
+    # lists them.
+    "within_subsection_order": "FileNameSortKey",
     "image_scrapers": ("matplotlib",),
     # The examples print what they mean to show; the repr of a Display
     # returned by a block's last line would only add a memory address.

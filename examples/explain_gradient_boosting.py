@@ -11,6 +11,8 @@ with the base value, to the model's raw output, and read them with
 prediction and a dependence plot.
 """
 
+# sphinx_gallery_thumbnail_number = 2
+
 # %%
 # Fit the model. Boosted classifiers are explained on their raw output, the
 # log-odds of the positive class: probabilities are not a sum of trees.
