@@ -64,14 +64,16 @@ print(f"R² on the held-out 25 %: {model.score(X_test, y_test):.3f}")
 # ----------------
 # The scaler works column by column, so the pipeline is explained in the
 # original columns. ``explain`` returns a DataFrame with the explained rows'
-# index; ``attrs`` says how many quadrature points the games needed (the
-# exact rule for 10 features has 5) and bounds the quadrature error (0: every
-# game was integrated exactly).
+# index; the explainer records how many quadrature points the games needed
+# (the exact rule for 10 features has 5) and bounds the quadrature error (0:
+# every game was integrated exactly).
 
 explainer = ProductKernelExplainer(model).fit()
 X_explain = X_test.iloc[:20]
 phi = explainer.explain(X_explain)
-print(phi.attrs)
+print(f"quadrature points: {explainer.n_quadrature_points_}")
+print(f"quadrature error bound: {explainer.quadrature_error_bound_}")
+assert explainer.quadrature_error_bound_ == 0.0
 
 # %%
 # Efficiency: the attributions and the base value add up to the model's
