@@ -191,6 +191,7 @@ class ProductKernelExplainer(BaseExplainer):
         check_is_fitted(self, "game_")
         X, index = self._prepared(X)
         game = self.game_
+        n_threads = effective_n_threads(self.n_jobs)
         n_players = len(self.player_names_)
         values = np.zeros((len(X), game.n_outputs, n_players))
         error = np.zeros((len(X), game.n_outputs))
@@ -205,18 +206,18 @@ class ProductKernelExplainer(BaseExplainer):
                 gaps = np.expm1(log_factors, out=log_factors).reshape(
                     n_rows * n_references, n_players
                 )
-                per_game, n_points, bounds = solve_games(
+                solved = solve_games(
                     gaps, np.ones_like(gaps), np.ones(len(gaps)),
                     np.zeros(len(gaps), dtype=np.intc), self.n_quadrature_points,
-                    reduce=False, n_jobs=self.n_jobs, with_bounds=True,
+                    reduce=False, n_threads=n_threads, with_bounds=True,
                 )  # fmt: skip
                 # einsum, not matmul: BLAS threads would compete with OpenMP's.
                 weights = component.weights[references]
-                per_game = per_game.reshape(n_rows, n_references, n_players)
+                per_game = solved.values.reshape(n_rows, n_references, n_players)
                 values[rows] += np.einsum("mo,rmp->rop", weights, per_game)
-                bounds = bounds.reshape(n_rows, n_references)
+                bounds = solved.error_bounds.reshape(n_rows, n_references)
                 error[rows] += np.einsum("rm,mo->ro", bounds, np.abs(weights))
-                most_points = max(most_points, int(n_points.max()))
+                most_points = max(most_points, int(solved.n_points.max()))
         phi = self._frame(values, index, self.player_names_)
         phi.attrs["n_quadrature_points"] = most_points
         phi.attrs["quadrature_error_bound"] = float(error.max(initial=0.0))
