@@ -83,6 +83,7 @@ def test_exact_rules_have_zero_error_bounds_and_reduce_sums_the_games():
     np.testing.assert_array_equal(solved.n_points, exact_n_points(6))
     np.testing.assert_array_equal(solved.error_bounds, 0.0)
     reduced = solve_games(*games, "auto", reduce=True, n_threads=1)
+    assert reduced.error_bounds is None  # not asked for
     assert reduced.values.shape == (6,)
     # One thread adds the games in order: the same sums as NumPy's, to rounding.
     np.testing.assert_allclose(reduced.values, solved.values.sum(axis=0), rtol=1e-15)
