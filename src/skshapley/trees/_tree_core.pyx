@@ -70,6 +70,7 @@ cdef struct _Trees:
     const Py_ssize_t *tree_output   # each tree's first output, (n_trees,)
     const Py_ssize_t *tree_width    # and its number of outputs, (n_trees,)
     Py_ssize_t n_trees
+    Py_ssize_t n_outputs            # of the ensemble
     const Py_ssize_t *feature
     const Py_ssize_t *player        # who is credited for a split: its feature's
                                     # group, or the feature itself
@@ -93,11 +94,10 @@ cdef struct _Frame:
 
 cdef struct _Sizes:
     # What one call's scratch layout depends on: exact sizes, and the largest
-    # of any tree where they vary. (n_outputs shapes phi, not the scratch.)
+    # of any tree where they vary.
     Py_ssize_t block                # rows per block (a last block has fewer)
     Py_ssize_t n_features
     Py_ssize_t n_players
-    Py_ssize_t n_outputs
     Py_ssize_t levels               # the walk's depths 0..max_depth, and a
                                     # spare one
     Py_ssize_t m                    # the most quadrature points of any tree
@@ -108,7 +108,6 @@ cdef _Sizes _sizes(
     Py_ssize_t block_rows,
     Py_ssize_t n_features,
     Py_ssize_t n_players,
-    Py_ssize_t n_outputs,
     Py_ssize_t max_depth,
     Py_ssize_t n_points,
     Py_ssize_t width,
@@ -120,7 +119,6 @@ cdef _Sizes _sizes(
     sizes.block = block_rows
     sizes.n_features = n_features
     sizes.n_players = n_players
-    sizes.n_outputs = n_outputs
     sizes.levels = max_depth + 2
     sizes.m = n_points
     sizes.width = width
@@ -161,9 +159,7 @@ cdef inline double *_part(double *state, Py_ssize_t *used, Py_ssize_t size) noex
     return part
 
 
-cdef Py_ssize_t _layout(
-    _Walk *walk, double *state, const _Sizes *sizes
-) noexcept nogil:
+cdef Py_ssize_t _layout(_Walk *walk, double *state, const _Sizes *sizes) noexcept nogil:
     """Point ``walk``'s buffers into one thread's ``state``; return its size.
 
     The one place the scratch layout is written: :meth:`Forest.shapley`
@@ -311,7 +307,8 @@ cdef inline void _ascend(const _Trees *trees, _Walk *walk, Py_ssize_t depth) noe
     The child's sums ``H`` are added to the node's, and once both sides
     are done the player's ``(A, B)`` are restored.
     """
-    cdef Py_ssize_t m = walk.rule.n_points, width = walk.width, n = walk.block, k, o, s
+    cdef Py_ssize_t m = walk.rule.n_points, width = walk.width, n = walk.block
+    cdef Py_ssize_t k, o, s
     cdef _Frame *frame = &walk.frames[depth]
     cdef Py_ssize_t player = trees.player[frame.node]
     cdef double *sums = walk.sums + depth * width * m * n
@@ -414,7 +411,7 @@ cdef void _explain_block(
     walk.phi = phi
     walk.block = block
     walk.n_players = n_players
-    walk.n_outputs = sizes.n_outputs
+    walk.n_outputs = trees.n_outputs
     for s in range(block):
         for j in range(n_features):
             transposed[j * block + s] = X[s * n_features + j]
@@ -471,6 +468,7 @@ cdef class Forest:
         self.trees.tree_output = &self.tree_output[0]
         self.trees.tree_width = &self.tree_width[0]
         self.trees.n_trees = self.roots.shape[0]
+        self.trees.n_outputs = ensemble.n_outputs
         self.trees.feature = &self.feature[0]
         self.trees.player = &self.player[0]
         self.trees.left = &self.left[0]
@@ -497,8 +495,9 @@ cdef class Forest:
 
         ``out`` has shape (n_samples, n_outputs, n_players) and is zeroed by
         the caller. Tree ``t`` uses its rule of ``rules`` (a
-        ``_quadrature.Rules``; exact when it has ceil(D / 2) points for the tree's largest number D of distinct
-        players on a path); ``max_depth`` bounds every tree's depth. Each
+        ``_quadrature.Rules``; exact when it has ceil(D / 2) points for the
+        tree's largest number D of distinct players on a path); ``max_depth``
+        bounds every tree's depth. Each
         thread walks ``block_rows`` samples at a time, in a scratch buffer of
         :func:`scratch_doubles` doubles (the caller chooses ``block_rows`` so
         that it fits); the values do not depend on ``block_rows``.
@@ -518,8 +517,7 @@ cdef class Forest:
         for tree in range(rule_table.n_games):
             m_max = max(m_max, rule_table.n_points[tree])
         sizes = _sizes(
-            block_rows, X.shape[1], out.shape[2], out.shape[1], max_depth, m_max,
-            self.value.shape[1],
+            block_rows, X.shape[1], out.shape[2], max_depth, m_max, self.value.shape[1]
         )
         scratch = _layout(&sizing, NULL, &sizes)
         with nogil, parallel(num_threads=n_threads):
@@ -581,9 +579,8 @@ def scratch_doubles(
     doubles, in memory) times ``MAX_QUADRATURE_POINTS * 32``.
     """
     cdef _Walk walk
-    # (The number of outputs shapes the values only, not the scratch.)
     cdef _Sizes sizes = _sizes(
-        block_rows, n_features, n_players, 0, max_depth, n_points, width
+        block_rows, n_features, n_players, max_depth, n_points, width
     )
     return _layout(&walk, NULL, &sizes)
 
