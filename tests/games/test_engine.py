@@ -6,13 +6,21 @@ used and, when asked, each game's bound on the quadrature error.
 """
 
 import numpy as np
+import pytest
 from naive import (
     banzhaf_by_enumeration,
     product_game_table,
     product_shapley_quadrature,
 )
 
-from skshapley.games import exact_n_points, gauss_legendre
+from skshapley.games import (
+    _product,
+    exact_n_points,
+    gauss_legendre,
+    product_banzhaf,
+    product_interactions,
+    product_shapley,
+)
 from skshapley.games._product import _game_values, solve_games
 from skshapley.games._quadrature import Rules
 
@@ -87,3 +95,26 @@ def test_exact_rules_have_zero_error_bounds_and_reduce_sums_the_games():
     assert reduced.values.shape == (6,)
     # One thread adds the games in order: the same sums as NumPy's, to rounding.
     np.testing.assert_allclose(reduced.values, solved.values.sum(axis=0), rtol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "solve",
+    [
+        lambda a, b: product_shapley(a, b, groups=[[0, 1], [2, 3], [4]], n_jobs=2),
+        lambda a, b: product_shapley(a, b, reduce=False, n_jobs=2),
+        lambda a, b: product_interactions(a, b, n_jobs=2),
+        lambda a, b: product_banzhaf(a, b, n_jobs=2),
+    ],
+    ids=["groups", "per game", "interactions", "banzhaf"],
+)
+def test_n_jobs_is_resolved_once_per_public_call(solve, monkeypatch):
+    calls = []
+
+    def counted(n_jobs):
+        calls.append(n_jobs)
+        return 1
+
+    monkeypatch.setattr(_product, "effective_n_threads", counted)
+    rng = np.random.default_rng(2)
+    solve(rng.uniform(size=(3, 5)), rng.uniform(size=(3, 5)))
+    assert calls == [2]
