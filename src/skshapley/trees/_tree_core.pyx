@@ -98,31 +98,9 @@ cdef struct _Sizes:
     Py_ssize_t block                # rows per block (a last block has fewer)
     Py_ssize_t n_features
     Py_ssize_t n_players
-    Py_ssize_t levels               # the walk's depths 0..max_depth, and a
-                                    # spare one
+    Py_ssize_t max_depth            # the deepest tree's depth
     Py_ssize_t m                    # the most quadrature points of any tree
     Py_ssize_t width                # the most outputs of any tree
-
-
-cdef _Sizes _sizes(
-    Py_ssize_t block_rows,
-    Py_ssize_t n_features,
-    Py_ssize_t n_players,
-    Py_ssize_t max_depth,
-    Py_ssize_t n_points,
-    Py_ssize_t width,
-) noexcept nogil:
-    """The sizes for blocks of ``block_rows`` rows, trees of depth at most
-    ``max_depth``, rules of at most ``n_points`` points and leaves of at most
-    ``width`` values."""
-    cdef _Sizes sizes
-    sizes.block = block_rows
-    sizes.n_features = n_features
-    sizes.n_players = n_players
-    sizes.levels = max_depth + 2
-    sizes.m = n_points
-    sizes.width = width
-    return sizes
 
 
 cdef struct _Walk:
@@ -169,7 +147,8 @@ cdef Py_ssize_t _layout(_Walk *walk, double *state, const _Sizes *sizes) noexcep
     """
     cdef Py_ssize_t used = 0
     cdef Py_ssize_t block = sizes.block, n_players = sizes.n_players
-    cdef Py_ssize_t levels = sizes.levels, m = sizes.m, width = sizes.width
+    # The walk's depths 0..max_depth, and a spare level.
+    cdef Py_ssize_t levels = sizes.max_depth + 2, m = sizes.m, width = sizes.width
     walk.X = _part(state, &used, sizes.n_features * block)
     walk.present = _part(state, &used, n_players * block)
     walk.cover_product = _part(state, &used, n_players)
@@ -516,7 +495,7 @@ cdef class Forest:
         n_blocks = (n_samples + block_rows - 1) // block_rows
         for tree in range(rule_table.n_games):
             m_max = max(m_max, rule_table.n_points[tree])
-        sizes = _sizes(
+        sizes = _Sizes(
             block_rows, X.shape[1], out.shape[2], max_depth, m_max, self.value.shape[1]
         )
         scratch = _layout(&sizing, NULL, &sizes)
@@ -579,7 +558,7 @@ def scratch_doubles(
     doubles, in memory) times ``MAX_QUADRATURE_POINTS * 32``.
     """
     cdef _Walk walk
-    cdef _Sizes sizes = _sizes(
+    cdef _Sizes sizes = _Sizes(
         block_rows, n_features, n_players, max_depth, n_points, width
     )
     return _layout(&walk, NULL, &sizes)
