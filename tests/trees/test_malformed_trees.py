@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from skshapley._limits import MAX_FEATURES, MAX_OUTPUTS
-from skshapley.trees._table import concatenate_trees
+from skshapley.trees._table import ParsedTree, concatenate_trees
 
 
 def stump(**changes):
@@ -20,7 +20,7 @@ def stump(**changes):
         "output": 0,
     }
     tree.update(changes)
-    return tree
+    return ParsedTree(**tree)
 
 
 def build(tree):
@@ -59,6 +59,7 @@ def test_malformed_node_arrays_are_refused(changes):
         {"cover": np.array([10.0, 4.0, 6.0, 1.0])},
         {"missing_left": np.zeros(2)},
         {"value": np.array([1.0, 2.0, 3.0])},  # not (n_nodes, width)
+        {"is_categorical": np.zeros(4)},
         {"category_bitset": np.zeros((3, 7))},
     ],
 )

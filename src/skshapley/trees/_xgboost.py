@@ -44,8 +44,9 @@ from sklearn.exceptions import NotFittedError
 
 from .._errors import UnsupportedModelError
 from .._limits import MAX_FEATURES, MAX_OUTPUTS
+from .._outputs import regression_output_names
 from . import _xgboost_document as doc
-from ._table import concatenate_trees
+from ._table import TreeEnsemble, concatenate_trees
 from ._xgboost_document import MalformedModel
 from ._xgboost_trees import parse_tree
 
@@ -86,7 +87,7 @@ _OBJECTIVES = {
 _LOGISTIC_EPS = np.float32(1e-6)
 
 
-def parse_xgboost(model):
+def parse_xgboost(model) -> TreeEnsemble:
     """Convert a fitted XGBoost tree model into a :class:`TreeEnsemble`.
 
     Parameters
@@ -135,7 +136,7 @@ def parse_document(
     missing_value: float = np.nan,
     classes=None,
     best_iteration: int | None = None,
-):
+) -> TreeEnsemble:
     """Convert an XGBoost model document into a :class:`TreeEnsemble`.
 
     Parameters
@@ -255,9 +256,9 @@ def _ensemble(document, missing_value, classes, best_iteration):
         categorical_features=tuple(
             sorted(
                 {
-                    int(tree["feature"][u])
+                    int(tree.feature[u])
                     for tree in trees
-                    for u in np.flatnonzero(tree["is_categorical"])
+                    for u in np.flatnonzero(tree.is_categorical)
                 }
             )
         ),
@@ -424,6 +425,4 @@ def _output_names(classes, n_classes, n_targets):
         return tuple(classes if n_classes > 1 else classes[1:])
     if n_classes > 1:
         return tuple(range(n_classes))
-    if n_targets > 1:
-        return tuple(f"target {k}" for k in range(n_targets))
-    return ("target",)
+    return regression_output_names(n_targets)
