@@ -6,7 +6,7 @@ from sklearn.ensemble import GradientBoostingRegressor, RandomForestRegressor
 from sklearn.kernel_ridge import KernelRidge
 
 from skshapley import ProductKernelExplainer, TreeExplainer
-from skshapley._outputs import regression_output_names
+from skshapley._outputs import class_output_names, regression_output_names
 
 
 def test_names():
@@ -15,6 +15,12 @@ def test_names():
     # One target predicted as a column (a 2-D predict) is named as a column.
     assert regression_output_names(1, as_columns=True) == ("target 0",)
     assert regression_output_names(2, as_columns=True) == ("target 0", "target 1")
+
+
+def test_class_names():
+    # A binary model's one raw output is the positive (second) class's.
+    assert class_output_names(["no", "yes"], 1) == ("yes",)
+    assert class_output_names([0, 1, 2], 3) == (0, 1, 2)
 
 
 @pytest.mark.parametrize("n_targets", [1, 2])

@@ -26,3 +26,22 @@ def regression_output_names(
     if not as_columns:
         return ("target",)
     return tuple(f"target {k}" for k in range(n_targets))
+
+
+def class_output_names(classes: list, n_outputs: int) -> tuple:
+    """The names of a classifier's raw outputs (log-odds, margins).
+
+    Parameters
+    ----------
+    classes : list
+        The class labels, in the model's order.
+    n_outputs : int
+        Number of raw outputs: 1 for a binary model (the positive class's
+        log-odds or margin), else one per class.
+
+    Returns
+    -------
+    tuple
+        ``(classes[1],)`` for one output, else every class label.
+    """
+    return tuple(classes[1:] if n_outputs == 1 else classes)

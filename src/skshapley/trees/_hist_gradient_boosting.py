@@ -30,7 +30,7 @@ from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTY
 from .._errors import UnsupportedModelError
 from .._limits import MAX_FEATURES
 from .._malformed import checked_count, malformed_model_errors
-from .._outputs import regression_output_names
+from .._outputs import class_output_names, regression_output_names
 from ._sklearn import fitted_feature_names
 from ._table import (
     BITSET_WORDS,
@@ -119,8 +119,7 @@ def parse_hist_gradient_boosting(model) -> TreeEnsemble:
     if not trees:
         raise ValueError("The model has no trees; the model file may be corrupt.")
     if hasattr(model, "classes_"):
-        classes = model.classes_.tolist()
-        output_names = tuple(classes[1:] if len(classes) == 2 else classes)
+        output_names = class_output_names(model.classes_.tolist(), n_outputs)
     else:
         output_names = regression_output_names(1)
     return concatenate_trees(

@@ -23,7 +23,7 @@ from .._malformed import (
     checked_numbers,
     malformed_model_errors,
 )
-from .._outputs import regression_output_names
+from .._outputs import class_output_names, regression_output_names
 from ._table import ParsedTree, TreeEnsemble, concatenate_trees
 
 
@@ -172,7 +172,7 @@ def parse_gradient_boosting(model) -> TreeEnsemble:
     if hasattr(model, "classes_"):
         classes = checked_classes(model)
         n_outputs = 1 if len(classes) == 2 else len(classes)
-        output_names = classes[1:] if n_outputs == 1 else classes
+        output_names = class_output_names(classes.tolist(), n_outputs)
         raw_output = "log-odds" if n_outputs == 1 else "margin"
     else:
         n_outputs = 1

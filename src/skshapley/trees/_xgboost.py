@@ -16,13 +16,13 @@ imports xgboost; every field it reads is checked first
 * Missing (NaN) goes to the left child iff ``default_left``.
 * A categorical node lists the categories that go RIGHT; every other
   category code, negative codes and codes of 2**24 - 1 or more go left, and
-  a non-integral code is truncated toward zero first. The table sends its
-  bitset left and everything else right, so the children are swapped and
-  the bitset holds the listed categories. Non-integral codes are the one
-  thing the table cannot follow (it sends them right, i.e. to XGBoost's
-  left child, while XGBoost looks up ``int(float32(x))``; flooring the
-  float32 codes before routing would match); category codes are integers
-  in practice.
+  a non-negative non-integral code is truncated toward zero first. The
+  table sends its bitset left and everything else right, so the children
+  are swapped (:func:`._table.swap_children`) and the bitset holds the
+  listed categories. The table alone would send non-integral codes right;
+  the explainer floors the float32 values of categorical features before
+  routing (``category_rounding="floor"``), which for non-negative codes is
+  XGBoost's truncation and keeps negative ones negative.
 * Pandas category columns: XGBoost (>= 3.1) stores the training categories
   (the JSON's ``cats``) and re-codes prediction frames by value against
   them; they are the table's ``category_levels``.
@@ -44,7 +44,7 @@ from sklearn.exceptions import NotFittedError
 
 from .._errors import UnsupportedModelError
 from .._limits import MAX_FEATURES, MAX_OUTPUTS
-from .._outputs import regression_output_names
+from .._outputs import class_output_names, regression_output_names
 from . import _xgboost_document as doc
 from ._table import TreeEnsemble, concatenate_trees
 from ._xgboost_document import MalformedModel
@@ -421,8 +421,7 @@ def _feature_names(learner, n_features):
 def _output_names(classes, n_classes, n_targets):
     """Class labels, class indices, or "target" / "target k"."""
     if classes is not None:
-        classes = np.asarray(classes).tolist()
-        return tuple(classes if n_classes > 1 else classes[1:])
+        return class_output_names(np.asarray(classes).tolist(), max(n_classes, 1))
     if n_classes > 1:
         return tuple(range(n_classes))
     return regression_output_names(n_targets)
