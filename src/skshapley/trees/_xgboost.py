@@ -169,26 +169,6 @@ def parse_document(
         raise ValueError(f"{source} is not a valid XGBoost model: {exc}.") from exc
 
 
-def xgboost_categories(model):
-    """The training categories XGBoost stored, per feature.
-
-    XGBoost 3.1+ records the categories of pandas category columns seen in
-    training and re-codes prediction frames by category VALUE: a row's code
-    is the value's position in the training categories (unknown values are
-    an error, missing ones NaN). Returns a list with one entry per feature:
-    the list of training category values (position = code), or None where
-    the model recorded none (numerical features, or categorical features fed
-    as codes).
-    """
-    booster = model.get_booster() if hasattr(model, "get_booster") else model
-    learner = json.loads(bytes(booster.save_raw(raw_format="json")))["learner"]
-    forest = _forest(learner)[0]
-    n_features = doc.integer(
-        learner["learner_model_param"], "num_feature", "", low=1, high=MAX_FEATURES
-    )
-    return _categories(forest, "", n_features)
-
-
 def _ensemble(document, missing_value, classes, best_iteration):
     learner = doc.mapping(document, "learner", "")
     forest, path, weight_drop = _forest(learner)
