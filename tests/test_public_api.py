@@ -32,6 +32,7 @@ PUBLIC_GAMES = {
 PUBLIC_TOP_LEVEL = {
     "ProductKernelExplainer",
     "TreeExplainer",
+    "UnsupportedModelError",
     "__version__",
     "games",
     "importance",
@@ -45,9 +46,21 @@ def public_objects():
     methods = [
         method
         for explainer in explainers
-        for method in (explainer.fit, explainer.explain, explainer.raw_predict)
+        for method in (
+            explainer.fit,
+            explainer.explain,
+            explainer.raw_predict,
+            explainer.describe,
+        )
     ]
-    return [*games, *explainers, *methods, skshapley.importance, skshapley.report]
+    return [
+        *games,
+        *explainers,
+        *methods,
+        skshapley.UnsupportedModelError,
+        skshapley.importance,
+        skshapley.report,
+    ]
 
 
 def test_all_lists_exactly_the_public_names():

@@ -8,6 +8,7 @@ plots are in :mod:`skshapley.plotting` (matplotlib, imported on demand).
 from importlib.metadata import version
 
 from . import games
+from ._errors import UnsupportedModelError
 from ._importance import importance
 from .kernels import ProductKernelExplainer
 from .report import report
@@ -18,6 +19,7 @@ __version__ = version("skshapley")
 __all__ = [
     "ProductKernelExplainer",
     "TreeExplainer",
+    "UnsupportedModelError",
     "__version__",
     "games",
     "importance",

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import BaseExplainer, feature_names
+from .._base import BaseExplainer, QuadratureUse, feature_names
 from .._groups import feature_players
 from .._malformed import malformed_model_errors
 from .._threads import effective_n_threads
@@ -89,6 +89,19 @@ class ProductKernelExplainer(BaseExplainer):
         The model's feature names (``x0, x1, ...`` if it has none).
     n_features_in_ : int
         The number of features.
+    columns_by_name_ : bool
+        Whether DataFrame columns are matched to the model's features by
+        name (the model, or the pipeline, knows its feature names) or by
+        position.
+    n_quadrature_points_ : int
+        Set by :meth:`explain`: the most quadrature points any game of the
+        last explanation used.
+    quadrature_error_bound_ : float
+        Set by :meth:`explain`: a bound on the absolute quadrature error of
+        every value of the last explanation (0.0 when every game used the
+        exact rule). ``phi.attrs`` holds both numbers too.
+    base_value_meaning : str
+        (Class attribute.) What ``expected_value_`` is, in words.
 
     See Also
     --------
@@ -111,8 +124,9 @@ class ProductKernelExplainer(BaseExplainer):
     True
     """
 
-    # What the base value is, in words, for reports.
-    _base_value_meaning = (
+    _fitted_attribute = "game_"
+
+    base_value_meaning = (
         "what the kernel model predicts when no feature is known: an unknown "
         "feature contributes a kernel factor of 1, as if the row matched every "
         "reference point on it, so the base value is Σ α_i + c (for support "
@@ -154,11 +168,11 @@ class ProductKernelExplainer(BaseExplainer):
         self.game_ = game
         explained, by_name = feature_names(game.feature_names, game.n_features)
         if self._preprocess is None:
-            self.feature_names_in_, self._columns_by_name = explained, by_name
+            self.feature_names_in_, self.columns_by_name_ = explained, by_name
             self.n_features_in_ = game.n_features
         else:
             self.n_features_in_ = self.model.n_features_in_
-            self.feature_names_in_, _ = feature_names(
+            self.feature_names_in_, self.columns_by_name_ = feature_names(
                 getattr(self.model, "feature_names_in_", None), self.n_features_in_
             )
             explained = _names_out(self._preprocess, explained)
@@ -169,33 +183,16 @@ class ProductKernelExplainer(BaseExplainer):
         self.expected_value_ = self._per_output(game.expected_value)
         return self
 
-    def explain(self, X) -> pd.DataFrame:
-        """Shapley values of the model's output for each row of ``X``.
+    def _explain_rows(self, X, values, n_threads) -> QuadratureUse:
+        """Add the Shapley values of the validated rows ``X`` to ``values``.
 
-        Parameters
-        ----------
-        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
-            The rows to explain (the pipeline's input, for a pipeline).
-            DataFrame columns are matched by name.
-
-        Returns
-        -------
-        phi : pandas.DataFrame
-            One row per sample (``X``'s index) and one column per player, or
-            columns ``(output, player)`` for several outputs. Each row sums,
-            with ``expected_value_``, to the model's output. ``phi.attrs``
-            holds ``"n_quadrature_points"``, the most points any game used,
-            and ``"quadrature_error_bound"``, a bound on the quadrature error
-            of every value (0.0 when every game used the exact rule).
+        Returns the most points any game used and a bound on the
+        quadrature error of every value.
         """
-        check_is_fitted(self, "game_")
-        X, index = self._prepared(X)
-        game = self.game_
         n_players = len(self.player_names_)
-        values = np.zeros((len(X), game.n_outputs, n_players))
-        error = np.zeros((len(X), game.n_outputs))
+        error = np.zeros(values.shape[:2])
         most_points = 0
-        for component in game.components:
+        for component in self.game_.components:
             for rows, references in _blocks(X.shape, len(component.reference)):
                 log_factors = self._players_log_factors(
                     component.log_factors(X[rows], references)
@@ -208,7 +205,7 @@ class ProductKernelExplainer(BaseExplainer):
                 per_game, n_points, bounds = solve_games(
                     gaps, np.ones_like(gaps), np.ones(len(gaps)),
                     np.zeros(len(gaps), dtype=np.intc), self.n_quadrature_points,
-                    reduce=False, n_jobs=self.n_jobs, with_bounds=True,
+                    reduce=False, n_jobs=n_threads, with_bounds=True,
                 )  # fmt: skip
                 # einsum, not matmul: BLAS threads would compete with OpenMP's.
                 weights = component.weights[references]
@@ -217,10 +214,12 @@ class ProductKernelExplainer(BaseExplainer):
                 bounds = bounds.reshape(n_rows, n_references)
                 error[rows] += np.einsum("rm,mo->ro", bounds, np.abs(weights))
                 most_points = max(most_points, int(n_points.max()))
-        phi = self._frame(values, index, self.player_names_)
-        phi.attrs["n_quadrature_points"] = most_points
-        phi.attrs["quadrature_error_bound"] = float(error.max(initial=0.0))
-        return phi
+        return QuadratureUse(most_points, float(error.max(initial=0.0)))
+
+    def _record(self, quadrature: QuadratureUse) -> None:
+        """Keep the quadrature facts of the last explanation as attributes."""
+        self.n_quadrature_points_ = quadrature.n_points
+        self.quadrature_error_bound_ = quadrature.error_bound
 
     def raw_predict(self, X) -> np.ndarray:
         """The model's output, computed from the parsed kernel game.
@@ -246,9 +245,16 @@ class ProductKernelExplainer(BaseExplainer):
                 out[rows] += np.exp(log_kernel) @ component.weights[references]
         return out[:, 0] if game.n_outputs == 1 else out
 
-    def _summary(self) -> dict[str, str]:
-        """Facts about the fitted explainer, in words, for reports."""
-        check_is_fitted(self, "game_")
+    def describe(self) -> dict[str, str]:
+        """Facts about the fitted explainer, in words, for reports.
+
+        Returns
+        -------
+        facts : dict of str to str
+            The explainer, model, output and features, and the value
+            function, its reference points and the quadrature rule.
+        """
+        facts = super().describe()
         n_references = sum(len(c.reference) for c in self.game_.components)
         rule = (
             "auto: exact up to 64 points, else the fewest within the error bound"
@@ -256,7 +262,7 @@ class ProductKernelExplainer(BaseExplainer):
             else f"{self.n_quadrature_points} per game (fixed)"
         )
         return {
-            **super()._summary(),
+            **facts,
             "value function": (
                 "product kernel: v(S) = Σ α_i Π_{j∈S} k_j(x_j, r_ij) + c; an "
                 "absent feature matches every reference point"

@@ -122,7 +122,7 @@ def feature_values(explainer, X, phi_out: pd.DataFrame) -> tuple[pd.DataFrame, t
         frame = pd.DataFrame(array, columns=names)
     frame = frame.loc[:, ~frame.columns.duplicated()]
     players = [str(c) for c in phi_out.columns]
-    by_position = not getattr(explainer, "_columns_by_name", True)
+    by_position = not getattr(explainer, "columns_by_name_", True)
     if by_position and frame.shape[1] == len(players):
         frame = frame.set_axis(players, axis=1)  # the model knows no names
     values = frame.reindex(columns=players)

@@ -188,8 +188,8 @@ def _explainer_facts(explainer) -> dict[str, str]:
         "explainer": type(explainer).__name__,
         "model": type(getattr(explainer, "model", None)).__name__,
     }
-    if hasattr(explainer, "_summary"):
-        facts.update(explainer._summary())
+    if hasattr(explainer, "describe"):
+        facts.update(explainer.describe())
     return facts
 
 

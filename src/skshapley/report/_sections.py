@@ -278,7 +278,7 @@ def waterfalls(ex) -> Markup:
 def about(explainer, ex, versions: dict, generated: str) -> Markup:
     """What the numbers mean, in plain words; versions and date."""
     # The product-game explainers say what their base value is.
-    meaning = getattr(explainer, "_base_value_meaning", None)
+    meaning = getattr(explainer, "base_value_meaning", None)
     base = meaning or "the model's expected raw output when no feature is known, v(∅)."
     raw_output = getattr(explainer, "raw_output_", None)
     which = f" (output {ex.output})" if len(ex.output_names) > 1 else ""

@@ -82,6 +82,10 @@ class TreeExplainer(BaseExplainer):
         ``"margin"`` (or the link space of a regression loss).
     n_quadrature_points_ : ndarray of shape (n_trees,)
         The number of points used for each tree.
+    quadrature_error_bound_ : float or None
+        0.0 when every tree's rule is exact (always with ``"auto"``); None
+        when an integer ``n_quadrature_points`` is below the exact rule of
+        some tree, whose values are then approximate with no computed bound.
     feature_names_in_ : ndarray of str
         The model's feature names (``x0, x1, ...`` if it has none).
     n_features_in_ : int
@@ -89,6 +93,11 @@ class TreeExplainer(BaseExplainer):
     player_names_ : ndarray of str
         The columns of :meth:`explain`: the group names, then the features in
         no group (the feature names when there are no groups).
+    columns_by_name_ : bool
+        Whether DataFrame columns are matched to the model's features by
+        name (the model knows its feature names) or by position.
+    base_value_meaning : str
+        (Class attribute.) What ``expected_value_`` is, in words.
 
     See Also
     --------
@@ -110,8 +119,9 @@ class TreeExplainer(BaseExplainer):
     True
     """
 
-    # What the base value is, in words, for reports.
-    _base_value_meaning = (
+    _fitted_attribute = "ensemble_"
+
+    base_value_meaning = (
         "what the trees predict when no feature is known: every split on an "
         "unknown feature sends the row down both branches, weighted by how many "
         "training samples went each way. It is the training-cover-weighted "
@@ -158,7 +168,7 @@ class TreeExplainer(BaseExplainer):
         check_n_quadrature_points(self.n_quadrature_points)
         effective_n_threads(self.n_jobs)  # refuses a bad n_jobs before any work
         ensemble = parse_model(self.model)
-        self.feature_names_in_, self._columns_by_name = feature_names(
+        self.feature_names_in_, self.columns_by_name_ = feature_names(
             ensemble.feature_names, ensemble.n_features
         )
         players, self.player_names_ = feature_players(
@@ -175,8 +185,9 @@ class TreeExplainer(BaseExplainer):
             self._node_player, ensemble.left, ensemble.right, ensemble.roots,
             len(self.player_names_), distinct, depth,
         )  # fmt: skip
+        exact = np.array([exact_n_points(d) for d in distinct], dtype=np.intp)
         if self.n_quadrature_points == "auto":
-            n_points = np.array([exact_n_points(d) for d in distinct], dtype=np.intp)
+            n_points = exact
         else:
             n_points = np.full(n_trees, self.n_quadrature_points, dtype=np.intp)
         self._max_depth = int(depth.max())
@@ -186,6 +197,7 @@ class TreeExplainer(BaseExplainer):
         )
         self.ensemble_ = ensemble
         self.n_quadrature_points_ = n_points
+        self.quadrature_error_bound_ = 0.0 if (n_points >= exact).all() else None
         self._rules = stack_rules(n_points)
         self._cover_ratio = _cover_ratios(ensemble)
         self.n_features_in_ = ensemble.n_features
@@ -194,34 +206,15 @@ class TreeExplainer(BaseExplainer):
         self.expected_value_ = self._per_output(_expected_value(ensemble))
         return self
 
-    def explain(self, X) -> pd.DataFrame:
-        """Shapley values of the model's raw output for each row of ``X``.
-
-        Parameters
-        ----------
-        X : array-like or pandas.DataFrame of shape (n_samples, n_features)
-            The rows to explain. DataFrame columns are matched by name.
-
-        Returns
-        -------
-        phi : pandas.DataFrame
-            One row per sample (``X``'s index) and one column per player
-            (feature, or group), or columns ``(output, player)`` for several
-            outputs. Each row sums, with ``expected_value_``, to the raw
-            output.
-        """
-        check_is_fitted(self, "ensemble_")
-        X, index = self._prepared(X)
-        ensemble = self.ensemble_
-        values = np.zeros((len(X), ensemble.n_outputs, len(self.player_names_)))
+    def _explain_rows(self, X, values, n_threads) -> None:
+        """Add the Shapley values of the validated rows ``X`` to ``values``."""
         out_of_memory = np.zeros(1, dtype=np.intc)
         self._forest().shapley(
-            X, *self._rules, self._max_depth, values,
-            effective_n_threads(self.n_jobs), self._block_rows, out_of_memory,
+            X, *self._rules, self._max_depth, values, n_threads, self._block_rows,
+            out_of_memory,
         )  # fmt: skip
         if out_of_memory[0]:
             raise MemoryError("Could not allocate the tree kernel's scratch memory.")
-        return self._frame(values, index, self.player_names_)
 
     def raw_predict(self, X) -> np.ndarray:
         """The model's raw output, computed from the parsed trees.
@@ -244,13 +237,20 @@ class TreeExplainer(BaseExplainer):
         self._forest().predict(X, out, effective_n_threads(self.n_jobs))
         return out[:, 0] if ensemble.n_outputs == 1 else out
 
-    def _summary(self) -> dict[str, str]:
-        """Facts about the fitted explainer, in words, for reports."""
-        check_is_fitted(self, "ensemble_")
+    def describe(self) -> dict[str, str]:
+        """Facts about the fitted explainer, in words, for reports.
+
+        Returns
+        -------
+        facts : dict of str to str
+            The explainer, model, output and features, and the trees, the
+            value function, its background data and the quadrature points.
+        """
+        facts = super().describe()
         points = self.n_quadrature_points_
         rule = "exact" if self.n_quadrature_points == "auto" else "fixed"
         return {
-            **super()._summary(),
+            **facts,
             "trees": str(self.ensemble_.n_trees),
             "value function": (
                 "path-dependent (shap's tree_path_dependent): an absent feature "
