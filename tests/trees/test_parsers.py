@@ -6,7 +6,7 @@ import sys
 import pytest
 from sklearn.linear_model import LinearRegression
 
-from skshapley._errors import UnsupportedModelError
+from skshapley import UnsupportedModelError
 from skshapley.trees import _parsers
 
 
