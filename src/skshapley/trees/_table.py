@@ -20,14 +20,13 @@ sample value ``x = X[i, f]`` (after the ensemble's input cast, see
   ``c % 32``) is set, otherwise right;
 * otherwise ``x`` goes left if ``x <= threshold[u]``, else right.
 
-Every root-to-leaf path is a product game (see the user guide's
-``docs/user_guide/how_it_works.rst``, and ``docs/developers/architecture.rst``
-for where the table sits between the parsers and the compiled walk): for each
-distinct
-feature ``j`` on the path, ``a_j(x)`` is 1 if ``x`` follows all of the path's
-splits on ``j`` and ``b_j`` is the product of the path's cover ratios
+Every root-to-leaf path is a product game: for each distinct feature ``j``
+on the path, ``a_j(x)`` is 1 if ``x`` follows all of the path's splits on
+``j`` and ``b_j`` is the product of the path's cover ratios
 ``cover[child] / cover[parent]`` on ``j``; the game's weight is the leaf's
-value.
+value. The user guide's ``docs/user_guide/how_it_works.rst`` derives this;
+``docs/developers/architecture.rst`` shows where the table sits between the
+parsers and the compiled walk, and how to add a parser.
 """
 
 from dataclasses import dataclass
@@ -125,6 +124,7 @@ class ParsedTree:
 
     @property
     def n_nodes(self) -> int:
+        """Number of nodes (entries of ``feature``)."""
         return len(self.feature)
 
     @property
@@ -313,9 +313,11 @@ def concatenate_trees(trees: list[ParsedTree], **ensemble_fields) -> TreeEnsembl
         columns = []
         for tree in trees:
             column = getattr(tree, key)
-            if column is None:  # no categorical splits
-                shape = (tree.n_nodes, BITSET_WORDS)
-                column = np.zeros(shape if key == "category_bitset" else tree.n_nodes)
+            if column is None:  # a tree without categorical splits
+                bitsets = key == "category_bitset"
+                column = np.zeros(
+                    (tree.n_nodes, BITSET_WORDS) if bitsets else tree.n_nodes
+                )
             columns.append(np.asarray(column, dtype))
         return np.concatenate(columns)
 
