@@ -1,7 +1,9 @@
 """Sphinx configuration for the skshapley documentation.
 
-Build with ``sphinx-build -b html docs docs/_build/html`` after installing the
-``docs`` extra. Every script in ``examples/`` is executed by sphinx-gallery.
+Build as the README's "Documentation" section says (``.ci/run`` runs that
+command). Every script in ``examples/`` is executed by sphinx-gallery. The
+build needs no network: there is no intersphinx (its inventories are fetched
+from the web) and MathJax is served from the build's own ``_static`` folder.
 """
 
 from skshapley import __version__
@@ -15,8 +17,10 @@ version = ".".join(__version__.split(".")[:2])
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    # Ships MathJax 3 and points mathjax_path at the copy it puts in _static:
+    # the pages render math without a CDN.
+    "sphinx-mathjax-offline",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
@@ -33,23 +37,22 @@ autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_validation_checks = set()
 
-intersphinx_mapping = {
-    "python": ("https://docs.python.org/3", None),
-    "numpy": ("https://numpy.org/doc/stable/", None),
-    "scipy": ("https://docs.scipy.org/doc/scipy/", None),
-    "sklearn": ("https://scikit-learn.org/stable/", None),
-    "pandas": ("https://pandas.pydata.org/docs/", None),
-}
-
 sphinx_gallery_conf = {
     "examples_dirs": "../examples",
     "gallery_dirs": "auto_examples",
     # Execute every example, not only those named plot_*.py.
     "filename_pattern": r".*\.py$",
-    # The examples print their results and draw nothing, so matplotlib (an
-    # optional extra) is not needed to build the gallery.
-    "image_scrapers": (),
+    # By file name: the two explain_* examples first, as examples/README.txt
+    # lists them.
+    "within_subsection_order": "FileNameSortKey",
+    "image_scrapers": ("matplotlib",),
+    # The examples print what they mean to show; the repr of a Display
+    # returned by a block's last line would only add a memory address.
+    "capture_repr": (),
     "abort_on_example_error": True,
+    # No sg_execution_times pages: they load their table scripts from CDNs.
+    # The build's log still prints each example's time.
+    "write_computation_times": False,
     "doc_module": ("skshapley",),
     "reference_url": {"skshapley": None},
     "backreferences_dir": "generated/backreferences",

@@ -15,13 +15,15 @@ Each story below is a small cooperative game: the players are features and
 Shapley value is computed four independent ways — the factorial formula, the
 average over all orderings, Möbius inversion, and, because each game here is a
 sum of product games, the quadrature core — and compared with LOO. The script
-checks each claim it prints with ``assert``.
+checks each claim it prints with ``assert``, and a figure sets the two
+attributions side by side.
 """
 
 import itertools
 import math
 from fractions import Fraction
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from sklearn.linear_model import LinearRegression
@@ -116,6 +118,8 @@ def interaction(mask):
 
 table, frame = attributions(interaction, features, ([1.0, 1.0], [0.0, 0.0], [10.0]))
 print(with_totals(frame, table).to_string())
+# Kept, with the game's total v(N) - v(∅), for the figure further down.
+stories = {"interaction": (frame, table[-1] - table[0])}
 
 # Leave-one-out gives each feature the whole 10: the attributions add up to
 # 20, twice the prediction. Shapley shares the interaction equally.
@@ -155,6 +159,7 @@ table, frame = attributions(
     ([[1.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [1.0, 1.0]], [8.0, -8.0]),
 )
 print(with_totals(frame, table).to_string())
+stories["redundancy"] = (frame, table[-1] - table[0])
 
 # Removing either copy changes nothing, so leave-one-out gives both 0 and a
 # real signal looks irrelevant. Shapley gives each 4.
@@ -190,6 +195,7 @@ table, frame = attributions(
     features,
     (np.ones((2, 3)), [[0.0, 1.0, 1.0], [1.0, 0.0, 1.0]], [6.0, -4.0]),
 )
+stories["signs"] = (frame, table[-1] - table[0])
 frame["magnitude_only"] = frame["factorial"].abs()
 print(frame.to_string())
 
@@ -200,6 +206,34 @@ np.testing.assert_allclose(frame["factorial"], [6.0, -4.0, 0.0], atol=ATOL)
 report = check_axioms(table, frame["factorial"], 3)
 assert report.dummies == (2,)
 assert (frame.loc["customer_id_parity"] == 0.0).all()
+
+# %%
+# The three stories in one figure
+# -------------------------------
+# Each feature's Shapley value (the four methods agree; one bar) next to its
+# leave-one-out attribution, and on the right the sums of both against the
+# total they must add up to, ``v(N) - v(∅)`` (black line). Leave-one-out
+# doubles the interaction, erases the redundant signal, and only on the
+# additive signs game gets the sum right.
+
+figure, axes = plt.subplots(1, 3, figsize=(11, 3.6), layout="constrained")
+width = 0.38
+for ax, (title, (frame, total)) in zip(axes, stories.items(), strict=True):
+    labels = [*frame.index, "sum"]
+    x = np.arange(len(labels))
+    for offset, column, name, color in (
+        (-width / 2, "factorial", "Shapley", "tab:blue"),
+        (width / 2, "leave_one_out", "leave-one-out", "tab:orange"),
+    ):
+        heights = [*frame[column], frame[column].sum()]
+        bars = ax.bar(x + offset, heights, width, label=name, color=color)
+        ax.bar_label(bars, fmt="%g", fontsize=8)  # shows the zeros too
+    ax.hlines(total, x[-1] - width, x[-1] + width, color="black", linewidth=2)
+    ax.axhline(0.0, color="grey", linewidth=0.8)
+    ax.set_xticks(x, labels, rotation=20, ha="right")
+    ax.set_title(f"{title}: v(N) - v(∅) = {total:g}")
+axes[0].set_ylabel("attribution")
+axes[0].legend(frameon=False)
 
 # %%
 # Additive model: where the two agree

@@ -14,7 +14,7 @@ from ._inputs import (
 
 
 class ImportanceDisplay:
-    """Global feature importance: mean |φ| per feature, with the signed mean φ.
+    """Global feature importance: mean ``|φ|`` per feature, with the signed mean φ.
 
     One horizontal bar per feature, the most important on top: its length is
     the mean absolute Shapley value (how much the feature moves the output,
@@ -36,7 +36,7 @@ class ImportanceDisplay:
     Attributes
     ----------
     bars_ : matplotlib.container.BarContainer
-        The bars of mean |φ|, top row first.
+        The bars of mean ``|φ|``, top row first.
     mean_bars_ : matplotlib.container.BarContainer
         The bars of mean φ, top row first.
     labels_ : list of str
@@ -83,9 +83,9 @@ class ImportanceDisplay:
         max_display : int, default=20
             The most rows drawn. With more features, the least important are
             folded into one last row, ``"n other features"``, whose bars are
-            the sums of their mean |φ| and of their mean φ.
+            the sums of their mean ``|φ|`` and of their mean φ.
         show_values : bool, default=True
-            Write each row's mean |φ| at the end of its bar.
+            Write each row's mean ``|φ|`` at the end of its bar.
 
         Returns
         -------

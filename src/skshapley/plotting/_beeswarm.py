@@ -24,7 +24,7 @@ _RASTERIZE_ABOVE = 500
 class BeeswarmDisplay:
     """Shapley values of every row, one swarm per feature, coloured by value.
 
-    Each feature is a row of points, the most important (largest mean |φ|)
+    Each feature is a row of points, the most important (largest mean ``|φ|``)
     on top; each point is one explained sample, at its Shapley value, and
     stacked vertically where many samples have similar values, so that the
     height of a swarm shows the density. The colour is the sample's value of
@@ -61,7 +61,7 @@ class BeeswarmDisplay:
 
     See Also
     --------
-    ImportanceDisplay : The mean |φ| of each feature.
+    ImportanceDisplay : The mean ``|φ|`` of each feature.
     DependenceDisplay : One feature's Shapley values against its values.
 
     Examples

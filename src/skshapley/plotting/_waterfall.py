@@ -31,7 +31,7 @@ class WaterfallDisplay:
     feature known (for trees the cover-weighted mean output, for kernel
     models the sum of the dual weights and the intercept); each bar adds one
     feature's Shapley value (red arrows
-    raise the output, blue ones lower it), the largest |φ| on top, so that
+    raise the output, blue ones lower it), the largest ``|φ|`` on top, so that
     the top bar ends at the prediction ``f(x)`` (efficiency). Rows are
     labelled ``feature = value``. Use :meth:`from_explainer` or
     :meth:`from_values` to build one.
@@ -111,7 +111,7 @@ class WaterfallDisplay:
         ax : matplotlib.axes.Axes, default=None
             The axes to draw on; ``None`` creates a figure.
         max_display : int, default=10
-            The most rows drawn. With more features, those of smallest |φ|
+            The most rows drawn. With more features, those of smallest ``|φ|``
             are folded into one bottom row, ``"n other features"``, of their
             summed Shapley values.
 
