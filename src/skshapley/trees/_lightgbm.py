@@ -165,8 +165,7 @@ def _categorical_features(parsed) -> dict:
 
 
 def _table_trees(trees, scale, n_outputs) -> list[ParsedTree]:
-    """Each checked tree's nodes, as the table takes them (see the module
-    docstring)."""
+    """The :class:`ParsedTree` of each checked tree (see the module docstring)."""
     if trees["is_linear"].any():
         raise UnsupportedModelError(
             "LightGBM models with linear trees (linear_tree=True) are not "
