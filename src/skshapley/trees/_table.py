@@ -303,6 +303,12 @@ def concatenate_trees(trees: list[ParsedTree], **ensemble_fields) -> TreeEnsembl
     n_features = ensemble_fields["n_features"]
     _check_sizes(n_features, base_offset, len(trees))
     n_outputs = len(base_offset)
+    n_names = len(ensemble_fields["output_names"])
+    if n_names != n_outputs:
+        raise ValueError(
+            f"The model names {n_names} outputs (classes or targets) but has "
+            f"{n_outputs}; the model file may be corrupt."
+        )
     for index, tree in enumerate(trees):
         _check_tree(tree, n_features, n_outputs, index)
     _check_output_scale(trees, base_offset)
