@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ._input import array_values, check_unique_columns, frame_values
+from ._naming import model_name
 from ._threads import effective_n_threads
 
 # Rows in the first chunk of an explanation observed by a progress callback;
@@ -126,7 +127,7 @@ class BaseExplainer(BaseEstimator):
         outputs = ", ".join(str(name) for name in self.output_names_)
         return {
             "explainer": type(self).__name__,
-            "model": _model_name(self.model),
+            "model": model_name(self.model),
             "output explained": f"{self.raw_output_} ({outputs})",
             "features": str(self.n_features_in_),
         }
@@ -284,17 +285,3 @@ def feature_names(names, n_features: int) -> tuple[np.ndarray, bool]:
     if names is None:
         return np.asarray([f"x{j}" for j in range(n_features)], dtype=object), False
     return np.asarray([str(name) for name in names], dtype=object), True
-
-
-def _model_name(model) -> str:
-    """The model's class name; a pipeline's steps joined by arrows.
-
-    Models read from XGBoost or LightGBM files describe themselves.
-    """
-    description = getattr(model, "description", None)
-    if isinstance(description, str):
-        return description
-    steps = getattr(model, "steps", None)
-    if isinstance(steps, list):
-        return " → ".join(type(step).__name__ for _, step in steps)
-    return type(model).__name__

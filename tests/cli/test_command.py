@@ -25,7 +25,7 @@ from sklearn.svm import SVR
 
 from skshapley import TreeExplainer
 from skshapley.cli import main
-from skshapley.cli._explaining import Progress, explain_in_chunks
+from skshapley.cli._explaining import Progress
 
 N_TREES = 20
 FEATURES = ["age", "sex", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6"]
@@ -473,18 +473,39 @@ def explained(files):
 def test_progress_line_in_chunks_gives_the_same_values(explained):
     explainer, X = explained
     stream = io.StringIO()
-    phi = explain_in_chunks(explainer.explain, X, Progress(stream, enabled=True))
+    phi = explainer.explain(X, progress=Progress(stream, enabled=True))
     pd.testing.assert_frame_equal(phi, explainer.explain(X))
     shown = stream.getvalue()
-    assert "\rexplaining 64/2,210 rows (2%, " in shown
-    assert "2,210/2,210 rows (100%)" in shown
-    assert shown.endswith("\n")
-    assert "explained 2,210 rows in" in shown
+    assert shown.startswith("\rexplaining 64/2,210 rows (2%, ")
+    lines = shown.split("\r")[1:]
+    assert len(lines) >= 3  # 64 rows, then at most 4 times as many per chunk
+    assert all(line.startswith("explaining ") for line in lines[:-1])
+    assert lines[-1].startswith("explained 2,210 rows in ")
+    assert lines[-1].endswith("\n")
+    assert lines[-1].rstrip().endswith(" s")  # padded over the longer lines
+    # Each line covers the longest before it: nothing is left of them.
+    widths = [len(line.rstrip("\n")) for line in lines]
+    assert widths == sorted(widths)
+
+
+def test_progress_counts_rows_and_ends_its_line_once():
+    stream = io.StringIO()
+    progress = Progress(stream, enabled=True)
+    progress(1, 4)
+    progress(3, 4)
+    assert stream.getvalue().startswith("\rexplaining 1/4 rows (25%, ")
+    assert "\rexplaining 3/4 rows (75%, " in stream.getvalue()
+    assert "\n" not in stream.getvalue()
+    progress(4, 4)
+    assert stream.getvalue().split("\r")[-1].startswith("explained 4 rows in ")
+    assert stream.getvalue().endswith("\n")
+    progress(4, 4)  # the line has ended: nothing more
+    assert stream.getvalue().count("\n") == 1
 
 
 def test_no_progress_line_when_disabled_or_short(explained):
     explainer, X = explained
     stream = io.StringIO()
-    explain_in_chunks(explainer.explain, X, Progress(stream, enabled=False))
-    explain_in_chunks(explainer.explain, X.iloc[:64], Progress(stream, enabled=True))
+    explainer.explain(X, progress=Progress(stream, enabled=False))
+    explainer.explain(X.iloc[:64], progress=Progress(stream, enabled=True))
     assert stream.getvalue() == ""

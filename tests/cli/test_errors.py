@@ -6,6 +6,7 @@ Exit statuses: 0 success, 1 a problem with a file, the model or the data,
 """
 
 import pickle
+import sys
 import warnings
 
 import numpy as np
@@ -16,8 +17,8 @@ from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegress
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.linear_model import LinearRegression
 
-from skshapley import TreeExplainer
-from skshapley.cli import _main, main
+from skshapley import TreeExplainer, UnsupportedModelError
+from skshapley.cli import _inputs, _main, main
 
 N_TREES = 10
 
@@ -113,6 +114,59 @@ def test_out_of_memory_is_status_1(files, capfd, monkeypatch):
     monkeypatch.setattr(_main, "make_explainer", too_big)
     status, _, err = explain(files, capfd, "--target", "target")
     assert "not enough memory" in error_line(status, err, 1)
+
+
+@pytest.mark.parametrize(
+    ("command", "module", "expected"),
+    [
+        ("report", "matplotlib", 'the report needs matplotlib, which is not '
+         'installed: pip install "skshapley[plot]"'),
+        ("explain", "pyarrow", "writing Parquet files needs pyarrow, which is "
+         "not installed: pip install pyarrow"),
+    ],
+)  # fmt: skip
+def test_a_missing_optional_library_is_status_1(
+    files, tmp_path, capfd, monkeypatch, command, module, expected
+):
+    monkeypatch.setitem(sys.modules, module, None)  # import fails
+    monkeypatch.setenv("MPLBACKEND", "Agg")  # main sets it for the report
+    out = tmp_path / ("phi.parquet" if module == "pyarrow" else "report.html")
+    status, _, err = call(capfd, command, "--out", out, "-q")
+    assert error_line(status, err, 1) == f"skshapley: error: {expected}"
+    assert not out.exists()
+
+
+def test_an_import_error_of_a_bug_is_internal(files, capfd, monkeypatch):
+    def broken(model, groups):
+        raise ImportError("a bug")
+
+    monkeypatch.setattr(_main, "make_explainer", broken)
+    status, _, err = explain(files, capfd, "--target", "target")
+    assert "internal error (ImportError: a bug)" in error_line(status, err, 3)
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "fragment"),
+    [
+        (UnsupportedModelError("multi-output trees"), 1, "cannot read"),
+        (ValueError("not JSON"), 1, "cannot read"),
+        (TypeError("a bug"), 3, "internal error (TypeError: a bug)"),
+    ],
+)
+def test_only_unsupported_models_are_reported_as_unreadable_files(
+    files, capfd, monkeypatch, error, status, fragment
+):
+    def read(path):
+        raise error
+
+    monkeypatch.setattr(_inputs, "read_xgboost_model", read)
+    model = files["folder"] / "model.json"
+    model.write_text("{}")
+    status_, _, err = call(
+        capfd, "explain", "--model", model, "--data", files["data"],
+        "--out", files["folder"] / "never.csv", "-q",
+    )  # fmt: skip
+    assert fragment in error_line(status_, err, status)
 
 
 def test_warnings_are_one_line_each_and_none_after_an_error(

@@ -244,6 +244,29 @@ def test_sigint_during_the_write_keeps_the_previous_file(files, tmp_path):
     assert leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("quiet", [False, True], ids=["shown", "quiet"])
+def test_explanations_are_chunked_with_or_without_a_progress_line(
+    files, tmp_path, capfd, monkeypatch, quiet
+):
+    # The explainer explains in chunks, between which Ctrl-C is handled, only
+    # when it is given a progress callback: the command always gives one.
+    given = []
+    explain = TreeExplainer.explain
+
+    def recorded(self, X, *, progress=None):
+        given.append(progress)
+        return explain(self, X, progress=progress)
+
+    monkeypatch.setattr(TreeExplainer, "explain", recorded)
+    args = explain_args(files, tmp_path / "phi.csv")
+    if not quiet:
+        args.remove("-q")
+    status, _, err = call(capfd, *args)
+    assert (status, err.count("error")) == (0, 0), err
+    assert len(given) == 1
+    assert callable(given[0])
+
+
 @pytest.mark.parametrize("command", ["explain", "report"])
 def test_sigint_stops_a_long_explanation_promptly(tmp_path, command):
     if command == "report":

@@ -61,7 +61,7 @@ def test_importing_the_module_does_not_import_matplotlib():
 def test_without_matplotlib_the_error_says_how_to_install_it(monkeypatch, build):
     for name in ("matplotlib", "matplotlib.pyplot"):
         monkeypatch.setitem(sys.modules, name, None)  # import fails
-    with pytest.raises(ImportError, match=r"pip install 'skshapley\[plot\]'"):
+    with pytest.raises(ImportError, match=r'pip install "skshapley\[plot\]"'):
         build()
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from skshapley.report._data import output_position, representative_rows
+from skshapley.report._data import representative_rows
 from skshapley.report._html import (
     Markup,
     element,
@@ -75,15 +75,6 @@ def test_columns_share_their_decimals():
 )
 def test_format_duration(seconds, text):
     assert format_duration(seconds) == text
-
-
-def test_output_position():
-    names = ("setosa", "versicolor", 3)
-    assert output_position(names, None) == 0
-    assert output_position(names, "versicolor") == 1
-    assert output_position(names, "3") == 2  # a class typed as text
-    with pytest.raises(ValueError, match=r"output must be one of .*'nope'"):
-        output_position(names, "nope")
 
 
 @pytest.mark.parametrize(

@@ -266,11 +266,27 @@ def test_array_input_and_few_rows(iris, tmp_path):
     assert "x0" in text  # an array's columns take the model's names
 
 
+def test_frame_columns_by_position_when_the_model_knows_no_names(iris, tmp_path):
+    # Fitted on an array: the explainer matches a DataFrame's columns by
+    # position (columns_by_name_ is False), and so does the report, which
+    # then has the features' values to plot against.
+    explainer, X = iris
+    model = GradientBoostingClassifier(n_estimators=5, random_state=0)
+    model.fit(X.to_numpy(), explainer.model.predict(X))
+    explainer = TreeExplainer(model).fit()
+    assert not explainer.columns_by_name_
+    path = report(explainer, X, tmp_path / "by-position.html", top_k=2)
+    page, _ = check_report(path, n_images=n_figures(4, len(X), top_k=2))
+    dependence = [i["alt"] for i in page.images if i["alt"].startswith("Depend")]
+    assert len(dependence) == 2
+    assert all(alt.split()[-1] in {"x0", "x1", "x2", "x3"} for alt in dependence)
+
+
 class ShiftedExplainer(TreeExplainer):
     """A broken explainer: one value off by 0.25, so efficiency fails."""
 
-    def explain(self, X):
-        phi = super().explain(X)
+    def explain(self, X, *, progress=None):
+        phi = super().explain(X, progress=progress)
         phi.iloc[1, 2] += 0.25
         return phi
 
@@ -287,27 +303,23 @@ def test_residual_reports_a_violation(diabetes, tmp_path):
     assert relative == pytest.approx(0.25 / largest, rel=1e-9)
 
 
-def test_explain_callable_gives_the_values(diabetes, tmp_path):
-    # The command explains in chunks (Ctrl-C, progress) through ``explain``;
-    # the report shows what it returns.
+def test_progress_is_called_while_explaining(diabetes, tmp_path):
+    # The command shows its progress line through ``progress``: the rows are
+    # explained in chunks, and the report is the same as without it.
     explainer, X = diabetes
     calls = []
-
-    def shifted_in_halves(rows):
-        calls.append(len(rows))
-        half = len(rows) // 2
-        parts = [
-            explainer.explain(rows.iloc[:half]),
-            explainer.explain(rows.iloc[half:]),
-        ]
-        return pd.concat(parts) + 0.125
-
-    path = report(explainer, X, tmp_path / "chunks.html", explain=shifted_in_halves)
+    path = report(
+        explainer, X, tmp_path / "chunks.html", progress=lambda *c: calls.append(c)
+    )
     page, _ = check_report(path, n_images=n_figures(10, len(X)))
-    assert calls == [len(X)]
-    residual, _ = reported_residual(page)
-    # Each row's 10 values are shifted by 0.125: its sum by 1.25.
-    assert residual == pytest.approx(1.25, rel=1e-9)
+    # 64 rows first, then at most 4 times as many per chunk, up to every row.
+    assert calls[0] == (64, len(X))
+    assert calls[-1] == (len(X), len(X))
+    assert [done for done, _ in calls] == sorted({done for done, _ in calls})
+    plain, _ = check_report(
+        report(explainer, X, tmp_path / "plain.html"), n_images=n_figures(10, len(X))
+    )
+    assert reported_residual(page) == reported_residual(plain)
 
 
 @pytest.mark.parametrize(
@@ -316,9 +328,9 @@ def test_explain_callable_gives_the_values(diabetes, tmp_path):
         ({"top_k": -1}, ValueError, "top_k must be at least 0, got -1"),
         ({"max_display": 0}, ValueError, "max_display must be at least 1, got 0"),
         ({"max_display": 2.5}, TypeError, "max_display must be an int"),
-        ({"output": "nope"}, ValueError, r"output must be one of .*'nope'"),
+        ({"output": "nope"}, ValueError, "output 'nope' is not one of the model's"),
         ({"title": 3}, TypeError, "title must be a str"),
-        ({"explain": "phi"}, TypeError, "explain must be a callable or None"),
+        ({"progress": "yes"}, TypeError, "progress must be a callable or None"),
     ],
 )
 def test_bad_parameters(diabetes, tmp_path, kwargs, error, match):
@@ -337,7 +349,7 @@ def test_unfitted_explainer(diabetes, tmp_path):
 def test_without_matplotlib(diabetes, tmp_path, monkeypatch):
     explainer, X = diabetes
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails
-    with pytest.raises(ImportError, match=r"pip install 'skshapley\[plot\]'"):
+    with pytest.raises(ImportError, match=r'pip install "skshapley\[plot\]"'):
         report(explainer, X, tmp_path / "no-plots.html")
 
 

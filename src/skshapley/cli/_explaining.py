@@ -1,42 +1,17 @@
-"""Which explainer, explanations with a progress line, the attributions table."""
+"""Which explainer, the chosen output, the progress line, the attributions table."""
 
 import time
 
-import numpy as np
 import pandas as pd
 
 from .._errors import UnsupportedModelError
+from .._output_choice import chosen_output
 from ..kernels import ProductKernelExplainer
 from ..trees import TreeExplainer
 from ._inputs import CommandError
 
 # Tried in this order; the first that supports the model explains it.
 EXPLAINERS = (TreeExplainer, ProductKernelExplainer)
-
-# Rows in the first chunk of an explanation; later chunks are sized to take
-# about _CHUNK_SECONDS each, so that Ctrl-C is handled within about that
-# time and the progress line moves steadily.
-_FIRST_CHUNK = 64
-_CHUNK_SECONDS = 0.5
-
-
-def model_name(model) -> str:
-    """The model's class name, with its library's unless it is scikit-learn's.
-
-    Models the command read from XGBoost or LightGBM files describe
-    themselves ("XGBoost model file").
-    """
-    description = getattr(model, "description", None)
-    if isinstance(description, str):
-        return description
-    cls = type(model)
-    library = cls.__module__.partition(".")[0]
-    if library != "sklearn":
-        return f"{library}.{cls.__name__}"
-    steps = getattr(model, "steps", None)  # a Pipeline: name its steps
-    if isinstance(steps, list):
-        return f"{cls.__name__}({', '.join(model_name(step) for _, step in steps)})"
-    return cls.__name__
 
 
 def make_explainer(model, groups: dict | None):
@@ -58,40 +33,43 @@ def make_explainer(model, groups: dict | None):
 
 
 def output_name(explainer, name: str | None):
-    """The explainer's output called ``name`` (compared as text), or None."""
+    """The explainer's output called ``name`` (``--output``), or None."""
     if name is None:
         return None
-    outputs = {str(output): output for output in explainer.output_names_}
-    if name not in outputs:
-        raise CommandError(
-            f"--output {name!r} is not one of the model's outputs: "
-            f"{', '.join(outputs)}."
-        )
-    return outputs[name]
+    try:
+        return chosen_output(explainer.output_names_, name, option="--output")
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
 
 
 class Progress:
-    """A line on ``stream``, rewritten in place.
+    """A progress line on ``stream``, rewritten in place; ``explain``'s callback.
 
-    It reads "explaining 4,500/10,000 rows (45%, 6 s left)", then
-    "explained 10,000 rows in 11.0 s".
+    Called as ``progress(n_done, n_total)`` after each chunk of rows, it
+    reads "explaining 4,500/10,000 rows (45%, 6 s left)", then "explained
+    10,000 rows in 11.0 s" on a line of its own. Nothing is shown when one
+    chunk holds every row. Times count from the line's creation: make it
+    just before explaining.
     """
 
     def __init__(self, stream, *, enabled: bool):
         self.stream = stream
         self.enabled = enabled
+        self._start = time.perf_counter()
         self._width = 0  # of the line shown; 0 while none is
 
-    def update(self, done: int, total: int, seconds: float) -> None:
-        """Show that ``done`` of ``total`` rows are explained, in ``seconds``."""
+    def __call__(self, done: int, total: int) -> None:
+        """Show that ``done`` of ``total`` rows are explained."""
         if not self.enabled:
             return
-        left = f", {seconds / done * (total - done):.0f} s left" if done < total else ""
-        self._show(f"explaining {done:,}/{total:,} rows ({100 * done // total}%{left})")
-
-    def finish(self, total: int, seconds: float) -> None:
-        """Replace the line by a final one, if one was shown."""
-        if self._width:
+        seconds = time.perf_counter() - self._start
+        if done < total:
+            left = seconds / done * (total - done)
+            percent = 100 * done // total
+            self._show(
+                f"explaining {done:,}/{total:,} rows ({percent}%, {left:.0f} s left)"
+            )
+        elif self._width:  # the last of several chunks: end the line
             self._show(f"explained {total:,} rows in {seconds:.1f} s")
             self.stream.write("\n")
             self.stream.flush()
@@ -101,36 +79,6 @@ class Progress:
         self.stream.write(f"\r{line:<{self._width}}")
         self.stream.flush()
         self._width = max(self._width, len(line))
-
-
-def explain_in_chunks(explain_rows, X: pd.DataFrame, progress: Progress):
-    """``explain_rows(X)``, in chunks of rows that take about half a second.
-
-    Python handles Ctrl-C (SIGINT) only between calls into compiled code,
-    which run for a whole chunk: chunks keep the command responsive to it,
-    whether or not progress is shown. Rows are explained independently, so
-    the chunks' values are the values of one call; ``phi.attrs`` numbers
-    (quadrature points, error bounds) are the largest over the chunks.
-    """
-    n_samples = len(X)
-    start = time.perf_counter()
-    chunks = []
-    done, size = 0, _FIRST_CHUNK
-    while done < n_samples:
-        began = time.perf_counter()
-        chunks.append(explain_rows(X.iloc[done : done + size]))
-        seconds = time.perf_counter() - began
-        done += len(chunks[-1])
-        if done < n_samples or len(chunks) > 1:
-            progress.update(done, n_samples, time.perf_counter() - start)
-        rate = size / max(seconds, 1e-3)
-        size = max(1, int(np.clip(rate * _CHUNK_SECONDS, size // 4, size * 4)))
-    progress.finish(n_samples, time.perf_counter() - start)
-    if len(chunks) == 1:
-        return chunks[0]
-    phi = pd.concat(chunks)
-    phi.attrs = _merged_attrs([chunk.attrs for chunk in chunks])
-    return phi
 
 
 def attributions_table(phi: pd.DataFrame, explainer, output=None) -> pd.DataFrame:
@@ -163,13 +111,3 @@ def _base_column(phi: pd.DataFrame) -> str:
     while name in phi.columns:
         name = f"_{name}"
     return name
-
-
-def _merged_attrs(attrs: list[dict]) -> dict:
-    """One ``attrs`` dict: numbers' largest value, else the first chunk's."""
-    merged = dict(attrs[0])
-    for key in merged:
-        values = [chunk.get(key) for chunk in attrs]
-        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
-            merged[key] = max(values)
-    return merged

@@ -10,7 +10,6 @@ loaded, so they are read only when the user says they trust them.
 import contextlib
 import csv
 import gzip
-import importlib
 import io
 import json
 import zipfile
@@ -20,7 +19,9 @@ import numpy as np
 import pandas as pd
 
 from .. import _limits
+from .._errors import UnsupportedModelError
 from .._limits import DEFAULT_MAX_DATA_BYTES
+from .._optional import optional_import
 from ..trees._lightgbm_text import read_model_file
 from ..trees._xgboost_file import read_xgboost_model
 from ._archive import check_skops_archive
@@ -72,7 +73,7 @@ def load_model(path: Path, *, trust_pickle: bool):
             return read(path)
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from exc
-        except (ValueError, TypeError) as exc:  # malformed, or unsupported
+        except (ValueError, UnsupportedModelError) as exc:  # malformed, unsupported
             raise CommandError(f"cannot read {path}: {exc}") from exc
     if kind in _SKOPS:
         return _load_skops(path, trust_pickle=trust_pickle)
@@ -98,7 +99,7 @@ def _load_skops(path: Path, *, trust_pickle: bool):
     the file names must be in skshapley's trust list (``_trust.py``), by its
     defining module; ``--trust-pickle`` trusts every type, never the sizes.
     """
-    sio = _optional("skops.io", f"reading {path.name}", install="skops")
+    sio = optional_import("skops.io", f"reading {path.name}")
     try:
         check_skops_archive(path, _limits.MAX_MODEL_FILE_BYTES)
         with zipfile.ZipFile(path) as archive:
@@ -208,7 +209,7 @@ def read_data(path: Path, *, max_bytes: int = DEFAULT_MAX_DATA_BYTES) -> pd.Data
 
 def _read_parquet(path: Path, max_bytes: int):
     """A Parquet file's column names and table, if its data is small enough."""
-    _optional("pyarrow", "reading Parquet files")
+    optional_import("pyarrow", "reading Parquet files")
     import pyarrow.parquet as pq
 
     metadata = pq.ParquetFile(path).metadata
@@ -265,14 +266,3 @@ def demo():
         n_estimators=200, learning_rate=0.05, max_depth=3, random_state=0
     ).fit(X, y)
     return model, X
-
-
-def _optional(module: str, purpose: str, *, install: str | None = None):
-    """Import an optional library, or fail saying how to install it."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        package = install or module
-        raise CommandError(
-            f"{purpose} needs {package}, which is not installed: pip install {package}"
-        ) from exc

@@ -1,17 +1,16 @@
 """The ``skshapley`` command: its two subcommands and its exit statuses."""
 
-import importlib.util
 import os
 import sys
 import traceback
 import warnings
 
+from .._naming import model_name
+from .._optional import MissingDependencyError, optional_import, require_matplotlib
 from ._explaining import (
     Progress,
     attributions_table,
-    explain_in_chunks,
     make_explainer,
-    model_name,
     output_name,
 )
 from ._inputs import (
@@ -68,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
             for message in dict.fromkeys(str(w.message) for w in caught):
                 _print_error(message, "warning")
         return status
-    except CommandError as exc:
+    except (CommandError, MissingDependencyError) as exc:
         _print_error(str(exc))
         return 1
     except UsageError as exc:
@@ -157,7 +156,7 @@ def _inputs(args, say):
 
 
 def _setup(args):
-    """The fitted explainer, the rows, the data's name, the output, messages."""
+    """The fitted explainer, the rows, the data's name and the output."""
     quiet = args.quiet
 
     def say(message):
@@ -181,8 +180,12 @@ def _setup(args):
         f"{type(explainer).__name__} ({model_name(model)}, "
         f"output: {explainer.raw_output_})"
     )
-    progress = Progress(sys.stderr, enabled=not quiet and sys.stderr.isatty())
-    return explainer, X, data_name, output, progress
+    return explainer, X, data_name, output
+
+
+def _progress(args) -> Progress:
+    """The progress line, on a terminal unless ``--quiet``; make it just before."""
+    return Progress(sys.stderr, enabled=not args.quiet and sys.stderr.isatty())
 
 
 def _target_hint(explainer, X) -> str:
@@ -197,25 +200,17 @@ def _target_hint(explainer, X) -> str:
 
 
 def _report(args) -> int:
-    if importlib.util.find_spec("matplotlib") is None:
-        raise CommandError(
-            "the report needs matplotlib, which is not installed: "
-            "pip install 'skshapley[plot]'"
-        )
     os.environ.setdefault("MPLBACKEND", "Agg")  # never a GUI backend
+    require_matplotlib("the report")  # after MPLBACKEND: importing reads it
     from ..report._report import write_report
 
-    explainer, X, data_name, output, progress = _setup(args)
+    explainer, X, data_name, output = _setup(args)
     title = args.title or f"{model_name(explainer.model)} on {data_name}"
-
-    def explain(rows):
-        return explain_in_chunks(explainer.explain, rows, progress)
-
     with writing(args.out):  # write_report writes atomically itself
         try:
             write_report(
                 explainer, X, args.out, title=title, top_k=4, max_display=20,
-                output=output, explain=explain, option="--output NAME",
+                output=output, progress=_progress(args), option="--output NAME",
             )  # fmt: skip
         except ValueError as exc:  # the explainer's errors about the data
             raise CommandError(str(exc)) from exc
@@ -226,14 +221,11 @@ def _report(args) -> int:
 
 def _explain(args) -> int:
     parquet = suffix(args.out) in PARQUET_SUFFIXES
-    if parquet and importlib.util.find_spec("pyarrow") is None:
-        raise CommandError(
-            "writing Parquet files needs pyarrow, which is not installed: "
-            "pip install pyarrow"
-        )
-    explainer, X, _, output, progress = _setup(args)
+    if parquet:
+        optional_import("pyarrow", "writing Parquet files")
+    explainer, X, _, output = _setup(args)
     try:
-        phi = explain_in_chunks(explainer.explain, X, progress)
+        phi = explainer.explain(X, progress=_progress(args))
     except ValueError as exc:  # the explainer's errors about the data
         raise CommandError(str(exc)) from exc
     table = attributions_table(phi, explainer, output)

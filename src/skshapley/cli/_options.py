@@ -42,7 +42,7 @@ reports on all 442 rows, in a few seconds.
 The report is one HTML file (images embedded, no JavaScript, no network):
 summary, importance table, importance and beeswarm plots, dependence plots,
 waterfalls of the highest, lowest and median predictions. The report needs
-matplotlib: pip install 'skshapley[plot]'.
+matplotlib: pip install "skshapley[plot]".
 """
 
 _EXPLAIN_EPILOG = """\
@@ -72,53 +72,58 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``skshapley`` command's parser; each subcommand sets ``run``."""
-    formatter = argparse.RawDescriptionHelpFormatter
     parser = _Parser(
         prog="skshapley",
         description=_DESCRIPTION,
         epilog=_EPILOG,
-        formatter_class=formatter,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=__version__)
     commands = parser.add_subparsers(
         title="commands", dest="command", required=True, metavar="COMMAND"
     )
-    report = commands.add_parser(
+    report = _subcommand(
+        commands,
         "report",
-        help="write an HTML report of a model's attributions",
-        description="Write a self-contained HTML report of a model's Shapley values.",
-        epilog=_REPORT_EPILOG,
-        formatter_class=formatter,
-    )
-    _add_inputs(report)
-    report.add_argument(
-        "--out",
+        "write an HTML report of a model's attributions",
+        "Write a self-contained HTML report of a model's Shapley values.",
+        _REPORT_EPILOG,
         type=_report_path,
         default=Path("skshapley-report.html"),
-        metavar="PATH",
         help="the HTML file, .html or .htm (default: skshapley-report.html)",
     )
     report.add_argument(
         "--title", metavar="TEXT", help="the report's title (default: model and data)"
     )
     _add_options(report)
-    explain = commands.add_parser(
+    explain = _subcommand(
+        commands,
         "explain",
-        help="write the attributions to a CSV or Parquet file",
-        description="Write the Shapley values of each row to a CSV or Parquet file.",
-        epilog=_EXPLAIN_EPILOG,
-        formatter_class=formatter,
-    )
-    _add_inputs(explain)
-    explain.add_argument(
-        "--out",
+        "write the attributions to a CSV or Parquet file",
+        "Write the Shapley values of each row to a CSV or Parquet file.",
+        _EXPLAIN_EPILOG,
         type=_table_path,
         default=Path("attributions.csv"),
-        metavar="PATH",
         help="the table to write: .csv, .csv.gz or .parquet (default: "
         "attributions.csv)",
     )
     _add_options(explain)
+    return parser
+
+
+def _subcommand(
+    commands, name: str, summary: str, description: str, epilog: str, **out
+) -> argparse.ArgumentParser:
+    """A subcommand's parser with its inputs and its ``--out`` (``out``'s keywords)."""
+    parser = commands.add_parser(
+        name,
+        help=summary,
+        description=description,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_inputs(parser)
+    parser.add_argument("--out", metavar="PATH", **out)
     return parser
 
 

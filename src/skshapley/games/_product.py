@@ -14,6 +14,7 @@ the outputs.
 """
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,11 +22,11 @@ from .._threads import effective_n_threads
 from .._validation import check_games
 from . import _product_core
 from ._quadrature import (
+    Rules,
     auto_n_points,
     check_n_quadrature_points,
     error_bounds,
     game_statistics,
-    stack_rules,
 )
 
 
@@ -100,14 +101,43 @@ def product_shapley(
     """
     a, b, weights = check_games(a, b, weights)
     check_n_quadrature_points(n_quadrature_points)
+    return _shapley(
+        a, b, weights, groups, n_quadrature_points, reduce, effective_n_threads(n_jobs)
+    )
+
+
+def _shapley(a, b, weights, groups, n_quadrature_points, reduce, n_threads: int):
+    """:func:`product_shapley` of validated games."""
     exponents = np.zeros(len(weights), dtype=np.intc)
     if groups is not None:
-        a, b, exponents = _quotient_game(a, b, groups, n_jobs)
+        a, b, exponents = _quotient_game(a, b, groups, n_threads)
     gap, b, exponents = _gaps(a, b, exponents)
-    values, _, _ = solve_games(
-        gap, b, weights, exponents, n_quadrature_points, reduce=reduce, n_jobs=n_jobs
-    )
-    return values
+    return solve_games(
+        gap, b, weights, exponents, n_quadrature_points, reduce=reduce,
+        n_threads=n_threads,
+    ).values  # fmt: skip
+
+
+@dataclass(frozen=True)
+class GameValues:
+    """The Shapley values of a batch of games and how they were computed.
+
+    Attributes
+    ----------
+    values : ndarray of shape (n_players,) or (n_games, n_players)
+        The Shapley values: the games' weighted sum, or one row per game.
+    n_points : ndarray of shape (n_games,), dtype intp
+        The number of quadrature points each game used.
+    error_bounds : ndarray of shape (n_games,) or None
+        Each game's bound on the quadrature error of its values, relative to
+        ``max_S |v(S)|`` (0 where the rule is exact; see
+        :func:`~skshapley.games._quadrature.error_bounds`); None unless asked
+        for.
+    """
+
+    values: np.ndarray
+    n_points: np.ndarray
+    error_bounds: np.ndarray | None
 
 
 def solve_games(
@@ -118,18 +148,16 @@ def solve_games(
     n_quadrature_points: int | str,
     *,
     reduce: bool,
-    n_jobs: int | None,
+    n_threads: int,
     with_bounds: bool = False,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+) -> GameValues:
     """Shapley values of validated games, the points used and error bounds.
 
     The games are given by ``b`` and ``gap = a - b`` (see
-    :func:`_gaps`) and weighted by ``weights * 2**weight_exponents``. With
-    ``with_bounds``, also each game's bound on the quadrature error of its
-    values relative to ``|w| max_S |v(S) / w|`` (0 for exact rules), from
-    :func:`~skshapley.games._quadrature.error_bounds`.
+    :func:`_gaps`) and weighted by ``weights * 2**weight_exponents``, on
+    ``n_threads`` OpenMP threads. The error bounds are computed only
+    ``with_bounds``.
     """
-    n_threads = effective_n_threads(n_jobs)
     statistics = None
     if n_quadrature_points == "auto" or with_bounds:
         statistics = game_statistics(gap, b, n_threads)
@@ -139,9 +167,9 @@ def solve_games(
         n_points = np.full(len(gap), n_quadrature_points, dtype=np.intp)
     bounds = error_bounds(n_points, statistics) if with_bounds else None
     values = _game_values(
-        gap, b, weights, weight_exponents, stack_rules(n_points), reduce, n_jobs
+        gap, b, weights, weight_exponents, Rules.stack(n_points), reduce, n_threads
     )
-    return values, n_points, bounds
+    return GameValues(values, n_points, bounds)
 
 
 # Factors above this (2**1020) are scaled down before their gaps are taken, so
@@ -198,10 +226,11 @@ def product_banzhaf(a, b=None, weights=None, *, n_jobs: int | None = None):
     array([5., 5.])
     """
     a, b, weights = check_games(a, b, weights)
-    midpoint = (np.array([0.5]), np.array([1.0]))
-    rule = (*midpoint, np.zeros(len(a), np.intp), np.ones(len(a), np.intp))
     gap, b, exponents = _gaps(a, b, np.zeros(len(a), dtype=np.intc))
-    return _game_values(gap, b, weights, exponents, rule, True, n_jobs)
+    return _game_values(
+        gap, b, weights, exponents, Rules.midpoint(len(a)), True,
+        effective_n_threads(n_jobs),
+    )  # fmt: skip
 
 
 def product_interactions(
@@ -253,24 +282,24 @@ def product_interactions(
            [5., 0.]])
     """
     a, b, weights = check_games(a, b, weights)
+    check_n_quadrature_points(n_quadrature_points)
+    n_threads = effective_n_threads(n_jobs)
     n_players = a.shape[1]
-    shapley = product_shapley(
-        a, b, weights, n_quadrature_points=n_quadrature_points, n_jobs=n_jobs
-    )
+    shapley = _shapley(a, b, weights, None, n_quadrature_points, True, n_threads)
     interactions = np.zeros((n_players, n_players))
     delta = a - b
     for i in np.flatnonzero((delta != 0).any(axis=0)):
         a_i, b_i = a.copy(), b.copy()
         a_i[:, i] = b_i[:, i] = delta[:, i]
-        interactions[i] = product_shapley(
-            a_i, b_i, weights, n_quadrature_points=n_quadrature_points, n_jobs=n_jobs
+        interactions[i] = _shapley(
+            a_i, b_i, weights, None, n_quadrature_points, True, n_threads
         )
     interactions /= 2.0
     np.fill_diagonal(interactions, shapley - interactions.sum(axis=1))
     return interactions
 
 
-def _quotient_game(a, b, groups, n_jobs):
+def _quotient_game(a, b, groups, n_threads: int):
     """Factors of the game whose players are ``groups``, and their exponents."""
     n_games, n_players = a.shape
     members, group_start = _check_partition(groups, n_players)
@@ -279,8 +308,7 @@ def _quotient_game(a, b, groups, n_jobs):
     b_groups = np.empty((n_games, n_groups))
     exponents = np.empty(n_games, dtype=np.intc)
     _product_core.group_factors(
-        a, b, members, group_start, a_groups, b_groups, exponents,
-        effective_n_threads(n_jobs),
+        a, b, members, group_start, a_groups, b_groups, exponents, n_threads,
     )  # fmt: skip
     return a_groups, b_groups, exponents
 
@@ -310,15 +338,15 @@ def _check_partition(groups, n_players):
     return flat, group_start.astype(np.intp)
 
 
-def _game_values(gap, b, weights, weight_exponents, rule, reduce, n_jobs):
+def _game_values(
+    gap, b, weights, weight_exponents, rules: Rules, reduce, n_threads: int
+):
     """Run the compiled kernel on validated games with the given rules."""
-    n_threads = effective_n_threads(n_jobs)
-    nodes, node_weights, start, size = rule
     out = np.zeros((n_threads if reduce else len(gap), gap.shape[1]))
     out_of_memory = np.zeros(1, dtype=np.intc)
     _product_core.product_game_values(
-        gap, b, weights, weight_exponents, nodes, node_weights, start, size,
-        out, reduce, n_threads, out_of_memory,
+        gap, b, weights, weight_exponents, rules, out, reduce, n_threads,
+        out_of_memory,
     )  # fmt: skip
     if out_of_memory[0]:
         raise MemoryError("Could not allocate the product-game scratch memory.")

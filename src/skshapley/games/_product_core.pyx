@@ -33,6 +33,8 @@ from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport fabs, frexp, ldexp
 from libc.stdlib cimport free, malloc
 
+from ._rules cimport Rule, Rules, rule_of, rules_view
+
 # Mantissas are renormalized below this (2**-400): a product of two of them
 # times a quadrature weight stays far above the subnormal range (2**-1022).
 cdef double _TINY = 3.872591914849318e-121
@@ -257,9 +259,7 @@ cdef void _game_values(
     double weight,
     int weight_exponent,
     Py_ssize_t n_players,
-    const double *nodes,
-    const double *node_weights,
-    Py_ssize_t n_nodes,
+    Rule rule,
     double *out,
     _Scratch s,
 ) noexcept nogil:
@@ -295,12 +295,14 @@ cdef void _game_values(
 
     for p in range(n):
         s.integral[p] = 0.0
-    for q in range((n_nodes + _BLOCK - 1) // _BLOCK):
+    for q in range((rule.n_points + _BLOCK - 1) // _BLOCK):
         # A short last block is padded with copies of its last node, weighted 0.
         for k in range(_BLOCK):
-            block_nodes[k] = nodes[min(q * _BLOCK + k, n_nodes - 1)]
+            block_nodes[k] = rule.nodes[min(q * _BLOCK + k, rule.n_points - 1)]
             block_weights[k] = (
-                node_weights[q * _BLOCK + k] if q * _BLOCK + k < n_nodes else 0.0
+                rule.weights[q * _BLOCK + k]
+                if q * _BLOCK + k < rule.n_points
+                else 0.0
             )
         _add_block(s, n, block_nodes, block_weights, &integral_exponent)
 
@@ -330,10 +332,7 @@ def product_game_values(
     const double[:, ::1] b,
     const double[::1] weights,
     const int[::1] weight_exponents,
-    const double[::1] nodes,
-    const double[::1] node_weights,
-    const Py_ssize_t[::1] rule_start,
-    const Py_ssize_t[::1] rule_size,
+    rules,
     double[:, ::1] out,
     bint reduce,
     int n_threads,
@@ -343,15 +342,16 @@ def product_game_values(
     2**weight_exponents[g] * prod_S a[g] * prod_(N-S) b[g]``, given by
     ``b`` and ``gap = a - b``.
 
-    Game ``g`` uses the quadrature rule ``nodes[rule_start[g]:][:rule_size[g]]``
-    (and the matching ``node_weights``). With ``reduce``, ``out`` has one
-    zeroed row per thread and each thread adds its games' values to its row;
-    otherwise ``out`` is zeroed with one row per game. A thread that cannot
+    Game ``g`` uses its rule of ``rules`` (a ``_quadrature.Rules``). With
+    ``reduce``, ``out`` has one zeroed row per thread and each thread adds its
+    games' values to its row; otherwise ``out`` is zeroed with one row per
+    game. A thread that cannot
     allocate its scratch memory sets ``out_of_memory[0]``.
     """
     cdef Py_ssize_t n_games = gap.shape[0], n_players = gap.shape[1]
     cdef Py_ssize_t g, row
     cdef _Scratch scratch
+    cdef Rules rule_table = rules_view(rules)
 
     with nogil, parallel(num_threads=n_threads):
         scratch = _allocate(n_players)
@@ -362,10 +362,7 @@ def product_game_values(
             row = threadid() if reduce else g
             _game_values(
                 &gap[g, 0], &b[g, 0], weights[g], weight_exponents[g],
-                n_players,
-                &nodes[rule_start[g]], &node_weights[rule_start[g]],
-                rule_size[g],
-                &out[row, 0], scratch,
+                n_players, rule_of(&rule_table, g), &out[row, 0], scratch,
             )
         _release(scratch)
 

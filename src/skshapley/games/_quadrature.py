@@ -10,6 +10,7 @@ Approximation Practice*, Thm. 19.3), which is what ``"auto"`` uses for large
 games.
 """
 
+from dataclasses import dataclass
 from functools import lru_cache
 from numbers import Integral
 
@@ -285,27 +286,61 @@ def _log_error_at_zero_points(n_moving, mean_gap):
     )
 
 
-def stack_rules(n_points: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Concatenate the rules a batch of games needs.
+@dataclass(frozen=True)
+class Rules:
+    """The quadrature rules of a batch of games, stacked one after another.
 
-    Parameters
+    Game (or tree) ``g`` integrates with the rule
+    ``nodes[start[g]:][:n_points[g]]`` and the matching ``weights``. Games
+    with the same number of points share one copy of their rule. The
+    compiled kernels read it as the ``Rules`` struct of ``_rules.pxd``.
+
+    Attributes
     ----------
-    n_points : ndarray of shape (n_games,)
-        The number of points of each game's rule.
-
-    Returns
-    -------
-    nodes, weights : ndarray of shape (total,)
-        The distinct rules, one after another.
+    nodes : ndarray of shape (n_nodes,), dtype float64
+        The distinct rules' nodes in [0, 1], one rule after another.
+    weights : ndarray of shape (n_nodes,), dtype float64
+        Their weights.
     start : ndarray of shape (n_games,), dtype intp
         Where each game's rule starts in ``nodes`` and ``weights``.
-    size : ndarray of shape (n_games,), dtype intp
-        ``n_points`` as intp.
+    n_points : ndarray of shape (n_games,), dtype intp
+        The number of points of each game's rule.
     """
-    sizes, inverse = np.unique(n_points, return_inverse=True)
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    rules = [gauss_legendre(int(size)) for size in sizes]
-    nodes = np.concatenate([nodes for nodes, _ in rules])
-    weights = np.concatenate([weights for _, weights in rules])
-    start = offsets[:-1][inverse].astype(np.intp)
-    return nodes, weights, start, np.asarray(n_points, dtype=np.intp)
+
+    nodes: np.ndarray
+    weights: np.ndarray
+    start: np.ndarray
+    n_points: np.ndarray
+
+    @classmethod
+    def stack(cls, n_points: np.ndarray) -> "Rules":
+        """The Gauss–Legendre rule of ``n_points[g]`` points for each game ``g``.
+
+        Parameters
+        ----------
+        n_points : ndarray of shape (n_games,)
+            The number of points of each game's rule.
+        """
+        sizes, inverse = np.unique(n_points, return_inverse=True)
+        offsets = np.concatenate([[0], np.cumsum(sizes)])
+        rules = [gauss_legendre(int(size)) for size in sizes]
+        return cls(
+            nodes=np.concatenate([nodes for nodes, _ in rules]),
+            weights=np.concatenate([weights for _, weights in rules]),
+            start=offsets[:-1][inverse].astype(np.intp),
+            n_points=np.asarray(n_points, dtype=np.intp),
+        )
+
+    @classmethod
+    def midpoint(cls, n_games: int) -> "Rules":
+        """The one-point rule at ``t = 1/2`` with weight 1, for every game.
+
+        It evaluates a product game's Shapley integrand at the midpoint:
+        its Banzhaf value.
+        """
+        return cls(
+            nodes=np.array([0.5]),
+            weights=np.array([1.0]),
+            start=np.zeros(n_games, dtype=np.intp),
+            n_points=np.ones(n_games, dtype=np.intp),
+        )

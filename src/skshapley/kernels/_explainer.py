@@ -202,18 +202,18 @@ class ProductKernelExplainer(BaseExplainer):
                 gaps = np.expm1(log_factors, out=log_factors).reshape(
                     n_rows * n_references, n_players
                 )
-                per_game, n_points, bounds = solve_games(
+                solved = solve_games(
                     gaps, np.ones_like(gaps), np.ones(len(gaps)),
                     np.zeros(len(gaps), dtype=np.intc), self.n_quadrature_points,
-                    reduce=False, n_jobs=n_threads, with_bounds=True,
+                    reduce=False, n_threads=n_threads, with_bounds=True,
                 )  # fmt: skip
                 # einsum, not matmul: BLAS threads would compete with OpenMP's.
                 weights = component.weights[references]
-                per_game = per_game.reshape(n_rows, n_references, n_players)
+                per_game = solved.values.reshape(n_rows, n_references, n_players)
                 values[rows] += np.einsum("mo,rmp->rop", weights, per_game)
-                bounds = bounds.reshape(n_rows, n_references)
+                bounds = solved.error_bounds.reshape(n_rows, n_references)
                 error[rows] += np.einsum("rm,mo->ro", bounds, np.abs(weights))
-                most_points = max(most_points, int(n_points.max()))
+                most_points = max(most_points, int(solved.n_points.max()))
         return QuadratureUse(most_points, float(error.max(initial=0.0)))
 
     def _record(self, quadrature: QuadratureUse) -> None:

@@ -4,7 +4,7 @@ Each display is built from an explainer (``from_explainer``) or from
 Shapley values already computed (``from_values``), draws on a given
 matplotlib ``ax`` or on a figure of its own, and keeps what it drew
 (``ax_``, ``figure_`` and its artists). matplotlib is an optional
-dependency (``pip install 'skshapley[plot]'``), imported only when a
+dependency (``pip install "skshapley[plot]"``), imported only when a
 display is built.
 """
 

@@ -6,7 +6,7 @@ import pandas as pd
 from .._importance import importance
 from . import _style
 from ._inputs import (
-    explainer_output,
+    about_output,
     select_output,
     shapley_frame,
     split_top,
@@ -216,10 +216,9 @@ class ImportanceDisplay:
         _style.require_matplotlib("ImportanceDisplay.from_explainer")
         return cls.from_values(
             explainer.explain(X),
-            output=explainer_output(explainer, output),
             max_display=max_display,
             ax=ax,
-            raw_output=getattr(explainer, "raw_output_", None),
+            **about_output(explainer, output),
         )
 
 

@@ -5,7 +5,7 @@ import pandas as pd
 
 from . import _style
 from ._inputs import (
-    explainer_output,
+    about_output,
     feature_frame,
     numeric_values,
     select_output,
@@ -268,10 +268,9 @@ class BeeswarmDisplay:
         return cls.from_values(
             explainer.explain(X),
             X,
-            output=explainer_output(explainer, output),
             max_display=max_display,
             ax=ax,
-            raw_output=getattr(explainer, "raw_output_", None),
+            **about_output(explainer, output),
         )
 
 

@@ -5,9 +5,9 @@ import pandas as pd
 
 from . import _style
 from ._inputs import (
+    about_output,
     check_names,
     codes,
-    explainer_output,
     feature_frame,
     numeric_values,
     select_output,
@@ -283,9 +283,8 @@ class DependenceDisplay:
             X,
             feature,
             color=color,
-            output=explainer_output(explainer, output),
             ax=ax,
-            raw_output=getattr(explainer, "raw_output_", None),
+            **about_output(explainer, output),
         )
 
 

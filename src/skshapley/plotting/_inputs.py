@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._output_choice import chosen_output
+
 
 def shapley_frame(phi, feature_names=None, X=None) -> pd.DataFrame:
     """``phi`` as a DataFrame of finite floats.
@@ -74,17 +76,6 @@ def outputs_of(columns: pd.Index) -> list | None:
     return list(columns.get_level_values(0).unique())
 
 
-def match_output(output, outputs: list, what: str = "phi"):
-    """The output in ``outputs`` equal to ``output`` (or to its string)."""
-    for candidate in outputs:
-        if candidate == output:
-            return candidate
-    for candidate in outputs:
-        if str(candidate) == str(output):
-            return candidate
-    raise ValueError(f"output {output!r} is not one of {what}'s outputs: {outputs}.")
-
-
 def select_output(phi: pd.DataFrame, output=None) -> tuple[pd.DataFrame, object]:
     """One output's columns of ``phi`` and its name (``None`` for one output).
 
@@ -98,7 +89,9 @@ def select_output(phi: pd.DataFrame, output=None) -> tuple[pd.DataFrame, object]
                 f"be None, got {output!r}."
             )
         return _unique_columns(phi), None
-    name = outputs[0] if output is None else match_output(output, outputs)
+    name = (
+        outputs[0] if output is None else chosen_output(outputs, output, whose="phi's")
+    )
     return _unique_columns(phi.xs(name, axis=1, level=0)), name
 
 
@@ -112,13 +105,17 @@ def _unique_columns(phi: pd.DataFrame) -> pd.DataFrame:
     return phi.set_axis(names, axis=1)
 
 
-def explainer_output(explainer, output):
-    """``output`` for the explainer's frames: ``None`` for a single output."""
+def about_output(explainer, output) -> dict:
+    """What ``from_values`` is told of the explainer's output: which, and its kind.
+
+    ``output`` becomes ``None`` for a single output (once checked to name it):
+    the explainer's frames then have plain feature columns.
+    """
     names = list(getattr(explainer, "output_names_", ()))
     if output is not None and len(names) == 1:
-        match_output(output, names, what="the explainer")
-        return None
-    return output
+        chosen_output(names, output, whose="the explainer's")
+        output = None
+    return {"output": output, "raw_output": getattr(explainer, "raw_output_", None)}
 
 
 def feature_frame(X, phi: pd.DataFrame) -> pd.DataFrame:

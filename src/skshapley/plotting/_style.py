@@ -10,6 +10,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from .._optional import require_matplotlib
+
 # Signed values: red pushes the output up, blue pushes it down (shap's habit).
 POSITIVE = "#e4324e"
 NEGATIVE = "#1f88e5"
@@ -28,24 +30,14 @@ ROW_HEIGHT = 0.36
 HEIGHT_MARGIN = 1.5
 
 
-def require_matplotlib(caller: str):
-    """Import matplotlib's pyplot, or say how to install it."""
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise ImportError(
-            f"{caller} needs matplotlib, an optional dependency of skshapley: "
-            "pip install 'skshapley[plot]'"
-        ) from exc
-    return plt
-
-
 def prepare_axes(ax, caller: str, size: tuple[float, float]):
     """``ax`` and its figure, or a new figure of ``size`` inches if ``ax`` is None.
 
     A new figure uses constrained layout, so that no label is clipped.
     """
-    plt = require_matplotlib(caller)
+    require_matplotlib(caller)
+    import matplotlib.pyplot as plt
+
     if ax is None:
         figure, ax = plt.subplots(figsize=size, layout="constrained")
     else:

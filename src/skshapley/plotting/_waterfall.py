@@ -5,11 +5,11 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
+from .._output_choice import chosen_output
 from . import _style
 from ._inputs import (
-    explainer_output,
+    about_output,
     feature_frame,
-    match_output,
     outputs_of,
     select_output,
     shapley_frame,
@@ -291,10 +291,9 @@ class WaterfallDisplay:
             phi.iloc[0],
             explainer.expected_value_,
             x_row=x_row,
-            output=explainer_output(explainer, output),
             max_display=max_display,
             ax=ax,
-            raw_output=getattr(explainer, "raw_output_", None),
+            **about_output(explainer, output),
         )
 
 
@@ -354,7 +353,7 @@ def _base_value(base_value, output, outputs) -> float:
                 )
             base_value = base_value.iloc[0]
         else:
-            key = match_output(output, list(base_value.index), what="base_value")
+            key = chosen_output(base_value.index, output, whose="base_value's")
             base_value = base_value[key]
     elif not isinstance(base_value, Real | np.ndarray) or np.ndim(base_value) != 0:
         raise ValueError(

@@ -7,6 +7,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._output_choice import output_position
+
 # Rows drawn in the beeswarm and dependence plots: beyond this, a seeded
 # random sample (the tables and the importance bars use every row).
 MAX_PLOTTED_ROWS = 5000
@@ -46,12 +48,15 @@ class Explanation:
         return self.residual / self.max_abs_raw if self.max_abs_raw else np.nan
 
 
-def explained(explainer, X, output, explain) -> Explanation:
-    """``explain(X)`` (timed), efficiency checked, ``output`` picked out."""
+def explained(explainer, X, output, progress) -> Explanation:
+    """``X`` explained (timed), efficiency checked, ``output`` picked out.
+
+    ``progress`` is passed to the explainer's ``explain``.
+    """
     output_names = tuple(explainer.output_names_)
-    position = output_position(output_names, output)
+    position = 0 if output is None else output_position(output_names, output)
     start = time.perf_counter()
-    phi = explain(X)
+    phi = explainer.explain(X, progress=progress)
     seconds = time.perf_counter() - start
     if len(phi) == 0:
         raise ValueError("X has no rows: a report needs at least one.")
@@ -75,30 +80,12 @@ def explained(explainer, X, output, explain) -> Explanation:
         output_names=output_names,
         base_value=float(base[position]),
         expected_value=explainer.expected_value_,
-        raw_output=getattr(explainer, "raw_output_", None),
+        raw_output=explainer.raw_output_,
         raw=raw[:, position],
         residual=float(residual.max()),
         max_abs_raw=float(np.abs(raw).max()),
         seconds=seconds,
         plotted=plotted_rows(len(phi)),
-    )
-
-
-def output_position(output_names: tuple, output) -> int:
-    """The position of ``output`` among the outputs (``None``: the first).
-
-    Names are compared as they are, then as strings (``"1"`` finds class
-    ``1``, as a name typed on a command line would).
-    """
-    if output is None:
-        return 0
-    for same in (lambda name: name == output, lambda name: str(name) == str(output)):
-        matches = [k for k, name in enumerate(output_names) if same(name)]
-        if matches:
-            return matches[0]
-    raise ValueError(
-        f"output must be one of the model's outputs {list(output_names)}, "
-        f"got {output!r}."
     )
 
 
@@ -122,8 +109,7 @@ def feature_values(explainer, X, phi_out: pd.DataFrame) -> tuple[pd.DataFrame, t
         frame = pd.DataFrame(array, columns=names)
     frame = frame.loc[:, ~frame.columns.duplicated()]
     players = [str(c) for c in phi_out.columns]
-    by_position = not getattr(explainer, "columns_by_name_", True)
-    if by_position and frame.shape[1] == len(players):
+    if not explainer.columns_by_name_ and frame.shape[1] == len(players):
         frame = frame.set_axis(players, axis=1)  # the model knows no names
     values = frame.reindex(columns=players)
     values = values.set_axis(phi_out.columns, axis=1).set_axis(phi_out.index, axis=0)

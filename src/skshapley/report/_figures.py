@@ -36,17 +36,6 @@ _STYLE = {
 }
 
 
-def require_matplotlib() -> None:
-    """Raise an ``ImportError`` that says how to install matplotlib."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError as exc:
-        raise ImportError(
-            "skshapley.report draws its figures with matplotlib, which is not "
-            "installed: pip install 'skshapley[plot]'"
-        ) from exc
-
-
 @contextmanager
 def _canvas(width: float, height: float):
     """A figure and its axes in the house style; freed on exit."""

@@ -11,7 +11,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._files import atomic_write
 from .._importance import importance
-from . import _figures, _sections
+from .._optional import require_matplotlib
+from . import _sections
 from ._data import explained
 from ._html import Markup, element, join, void
 from ._style import CSS
@@ -28,7 +29,7 @@ def report(
     top_k: int = 4,
     max_display: int = 20,
     output=None,
-    explain=None,
+    progress=None,
 ) -> Path:
     """Explain ``X`` and write a self-contained HTML report of the attributions.
 
@@ -73,11 +74,10 @@ def report(
         For models with several outputs (classes, targets): the output the
         tables and figures are about, by name; ``None`` is the first. The
         efficiency residual covers every output.
-    explain : callable, default=None
-        How the attributions are computed: ``explain(X)`` must return what
-        ``explainer.explain(X)`` does (for example the same, computed in
-        chunks with a progress line); the report times it. ``None`` calls
-        ``explainer.explain``.
+    progress : callable, default=None
+        Passed to ``explainer.explain(X, progress=progress)``: called as
+        ``progress(n_done, n_total)`` after each chunk of rows (the
+        ``skshapley`` command shows a progress line with it).
 
     Returns
     -------
@@ -112,16 +112,15 @@ def report(
     _check_count("max_display", max_display, minimum=1)
     if title is not None and not isinstance(title, str):
         raise TypeError(f"title must be a str or None, got {type(title).__name__}.")
-    if explain is not None and not callable(explain):
+    if progress is not None and not callable(progress):
         raise TypeError(
-            f"explain must be a callable or None, got {type(explain).__name__}."
+            f"progress must be a callable or None, got {type(progress).__name__}."
         )
     check_is_fitted(explainer)
-    _figures.require_matplotlib()
+    require_matplotlib("skshapley.report")
     return write_report(
         explainer, X, path, title=title, top_k=top_k, max_display=max_display,
-        output=output,
-        explain=explainer.explain if explain is None else explain,
+        output=output, progress=progress,
     )  # fmt: skip
 
 
@@ -134,7 +133,7 @@ def write_report(
     top_k: int,
     max_display: int,
     output,
-    explain,
+    progress,
     option: str = "output=",
 ) -> Path:
     """:func:`report`, its arguments checked; ``option`` chooses an output.
@@ -142,9 +141,9 @@ def write_report(
     The report tells readers of a model with several outputs to choose one
     with ``option`` (the command passes its ``--output NAME``).
     """
-    ex = explained(explainer, X, output, explain)
+    ex = explained(explainer, X, output, progress)
     table = importance(ex.phi_out)
-    facts = _explainer_facts(explainer)
+    facts = explainer.describe()
     versions = _versions()
     generated = datetime.datetime.now().astimezone()
     if title is None:
@@ -180,17 +179,6 @@ def write_report(
     with atomic_write(path) as temporary:
         temporary.write_text(page, encoding="utf-8")
     return path
-
-
-def _explainer_facts(explainer) -> dict[str, str]:
-    """The explainer's own summary, or at least its class and its model's."""
-    facts = {
-        "explainer": type(explainer).__name__,
-        "model": type(getattr(explainer, "model", None)).__name__,
-    }
-    if hasattr(explainer, "describe"):
-        facts.update(explainer.describe())
-    return facts
 
 
 def _page(title: str, subtitle: list, sections: list, skshapley_version: str) -> str:

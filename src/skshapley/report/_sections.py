@@ -278,9 +278,8 @@ def waterfalls(ex) -> Markup:
 def about(explainer, ex, versions: dict, generated: str) -> Markup:
     """What the numbers mean, in plain words; versions and date."""
     # The product-game explainers say what their base value is.
-    meaning = getattr(explainer, "base_value_meaning", None)
+    meaning = explainer.base_value_meaning
     base = meaning or "the model's expected raw output when no feature is known, v(∅)."
-    raw_output = getattr(explainer, "raw_output_", None)
     which = f" (output {ex.output})" if len(ex.output_names) > 1 else ""
     items = [
         (
@@ -310,9 +309,9 @@ def about(explainer, ex, versions: dict, generated: str) -> Markup:
             "The base value",
             f"The base value {format_number(ex.base_value)}{which} is {base}",
         ),
-        ("Units", _units(raw_output)),
+        ("Units", _units(ex.raw_output)),
     ]
-    if meaning is not None:
+    if meaning:
         items.append(
             (
                 "How they were computed",

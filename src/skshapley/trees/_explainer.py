@@ -11,11 +11,7 @@ from .._groups import feature_players
 from .._input import float32_unless_float
 from .._limits import MAX_SCRATCH_BYTES_PER_THREAD
 from .._threads import effective_n_threads
-from ..games._quadrature import (
-    check_n_quadrature_points,
-    exact_n_points,
-    stack_rules,
-)
+from ..games._quadrature import Rules, check_n_quadrature_points, exact_n_points
 from . import _tree_core
 from ._parsers import parse_model
 
@@ -198,7 +194,7 @@ class TreeExplainer(BaseExplainer):
         self.ensemble_ = ensemble
         self.n_quadrature_points_ = n_points
         self.quadrature_error_bound_ = 0.0 if (n_points >= exact).all() else None
-        self._rules = stack_rules(n_points)
+        self._rules = Rules.stack(n_points)
         self._cover_ratio = _cover_ratios(ensemble)
         self.n_features_in_ = ensemble.n_features
         self.output_names_ = ensemble.output_names
@@ -210,7 +206,7 @@ class TreeExplainer(BaseExplainer):
         """Add the Shapley values of the validated rows ``X`` to ``values``."""
         out_of_memory = np.zeros(1, dtype=np.intc)
         self._forest().shapley(
-            X, *self._rules, self._max_depth, values, n_threads, self._block_rows,
+            X, self._rules, self._max_depth, values, n_threads, self._block_rows,
             out_of_memory,
         )  # fmt: skip
         if out_of_memory[0]:

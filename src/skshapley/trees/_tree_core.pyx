@@ -38,6 +38,8 @@ from libc.math cimport fabs, isnan
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
+from ..games._rules cimport Rule, Rules, rule_of, rules_view
+
 from ._table import ZERO_AS_MISSING
 
 
@@ -64,6 +66,11 @@ cdef extern from "_lanes.h" nogil:
 
 cdef struct _Trees:
     # The TreeEnsemble's node arrays (see _table.py), read-only.
+    const Py_ssize_t *roots         # (n_trees,)
+    const Py_ssize_t *tree_output   # each tree's first output, (n_trees,)
+    const Py_ssize_t *tree_width    # and its number of outputs, (n_trees,)
+    Py_ssize_t n_trees
+    Py_ssize_t n_outputs            # of the ensemble
     const Py_ssize_t *feature
     const Py_ssize_t *player        # who is credited for a split: its feature's
                                     # group, or the feature itself
@@ -83,6 +90,17 @@ cdef struct _Frame:
     Py_ssize_t node
     Py_ssize_t side                 # the child being walked: 0 left, 1 right
     double cover_product            # its player's B before the node's split
+
+
+cdef struct _Sizes:
+    # What one call's scratch layout depends on: exact sizes, and the largest
+    # of any tree where they vary.
+    Py_ssize_t block                # rows per block (a last block has fewer)
+    Py_ssize_t n_features
+    Py_ssize_t n_players
+    Py_ssize_t max_depth            # the deepest tree's depth
+    Py_ssize_t m                    # the most quadrature points of any tree
+    Py_ssize_t width                # the most outputs of any tree
 
 
 cdef struct _Walk:
@@ -107,9 +125,7 @@ cdef struct _Walk:
     double *leaves                  # A becomes 0 on this side, (levels, block)
     double *total                   # a row of block sums
     _Frame *frames                  # the stack, (levels,)
-    const double *nodes             # the tree's quadrature rule
-    const double *weights
-    Py_ssize_t m
+    Rule rule                       # the tree's quadrature rule
     Py_ssize_t width                # outputs of this tree
     Py_ssize_t output               # its first output
 
@@ -121,25 +137,19 @@ cdef inline double *_part(double *state, Py_ssize_t *used, Py_ssize_t size) noex
     return part
 
 
-cdef Py_ssize_t _layout(
-    _Walk *walk,
-    double *state,
-    Py_ssize_t block,
-    Py_ssize_t n_features,
-    Py_ssize_t n_players,
-    Py_ssize_t levels,
-    Py_ssize_t m,
-    Py_ssize_t width,
-) noexcept nogil:
+cdef Py_ssize_t _layout(_Walk *walk, double *state, const _Sizes *sizes) noexcept nogil:
     """Point ``walk``'s buffers into one thread's ``state``; return its size.
 
-    The one place the scratch layout is written: the kernel carves ``state``
-    with it, and :func:`scratch_doubles` sizes it (``state`` NULL) before
-    anything is allocated. Sizes are in doubles; ``m`` and ``width`` are the
-    largest of any tree.
+    The one place the scratch layout is written: :meth:`Forest.shapley`
+    sizes ``state`` with it (``state`` NULL) before anything is allocated
+    (and :func:`scratch_doubles` for the caller's choice of the block), and
+    each block carves ``state`` with it. Sizes are in doubles.
     """
     cdef Py_ssize_t used = 0
-    walk.X = _part(state, &used, n_features * block)
+    cdef Py_ssize_t block = sizes.block, n_players = sizes.n_players
+    # The walk's depths 0..max_depth, and a spare level.
+    cdef Py_ssize_t levels = sizes.max_depth + 2, m = sizes.m, width = sizes.width
+    walk.X = _part(state, &used, sizes.n_features * block)
     walk.present = _part(state, &used, n_players * block)
     walk.cover_product = _part(state, &used, n_players)
     walk.products = _part(state, &used, levels * m * block)
@@ -183,7 +193,7 @@ cdef inline void _enter_split(
     already 0, stays 1, or becomes 0) by multiplying with 0/1 indicators, in
     loops over the block that the compiler vectorizes (``_lanes.h``).
     """
-    cdef Py_ssize_t m = walk.m, n = walk.block, k, s
+    cdef Py_ssize_t m = walk.rule.n_points, n = walk.block, k, s
     cdef Py_ssize_t player = trees.player[node]
     cdef double cover_product = walk.cover_product[player]
     cdef double *reciprocal = walk.shared + depth * 4 * m
@@ -193,7 +203,7 @@ cdef inline void _enter_split(
     cdef double *gone = walk.gone + depth * n
     cdef double *present = walk.present + player * n
     cdef const double *x = walk.X + trees.feature[node] * n
-    cdef const double *t = walk.nodes
+    cdef const double *t = walk.rule.nodes
     cdef _Frame *frame = &walk.frames[depth]
 
     frame.node = node
@@ -227,7 +237,7 @@ cdef inline Py_ssize_t _descend(
     player is present); only the samples that had left or leave the
     player's path get a zero product.
     """
-    cdef Py_ssize_t m = walk.m, n = walk.block, k, s
+    cdef Py_ssize_t m = walk.rule.n_points, n = walk.block, k, s
     cdef _Frame *frame = &walk.frames[depth]
     cdef Py_ssize_t node = frame.node
     cdef Py_ssize_t player = trees.player[node]
@@ -244,8 +254,8 @@ cdef inline Py_ssize_t _descend(
     cdef double *follows = walk.follows + depth * n
     cdef double *leaves = walk.leaves + depth * n
     cdef double *present = walk.present + player * n
-    cdef const double *t = walk.nodes
-    cdef const double *w = walk.weights
+    cdef const double *t = walk.rule.nodes
+    cdef const double *w = walk.rule.weights
     cdef double ratio = trees.cover_ratio[child]
     cdef double new_cover = frame.cover_product * ratio
     cdef double factor, follow
@@ -276,7 +286,8 @@ cdef inline void _ascend(const _Trees *trees, _Walk *walk, Py_ssize_t depth) noe
     The child's sums ``H`` are added to the node's, and once both sides
     are done the player's ``(A, B)`` are restored.
     """
-    cdef Py_ssize_t m = walk.m, width = walk.width, n = walk.block, k, o, s
+    cdef Py_ssize_t m = walk.rule.n_points, width = walk.width, n = walk.block
+    cdef Py_ssize_t k, o, s
     cdef _Frame *frame = &walk.frames[depth]
     cdef Py_ssize_t player = trees.player[frame.node]
     cdef double *sums = walk.sums + depth * width * m * n
@@ -317,7 +328,7 @@ cdef void _walk_tree(const _Trees *trees, _Walk *walk, Py_ssize_t root) noexcept
     depth: a tree's depth is bounded only by the scratch memory, which is
     sized before the walk.
     """
-    cdef Py_ssize_t m = walk.m, n = walk.block, o
+    cdef Py_ssize_t m = walk.rule.n_points, n = walk.block, o
     cdef Py_ssize_t depth = 0, node = root
     while True:
         # Down to a leaf, entering splits and taking their left edges.
@@ -357,34 +368,29 @@ cdef _TreeWalk _walk_tree_apart = _walk_tree
 
 cdef void _explain_block(
     const _Trees *trees,
+    const Rules *rules,
+    const _Sizes *sizes,
     double *state,
     const double *X,
     double *phi,
     Py_ssize_t block,
-    Py_ssize_t n_features,
-    Py_ssize_t n_players,
-    Py_ssize_t n_outputs,
-    Py_ssize_t levels,
-    Py_ssize_t m_max,
-    Py_ssize_t width_max,
-    const Py_ssize_t[::1] roots,
-    const Py_ssize_t[::1] tree_output,
-    const Py_ssize_t[::1] tree_width,
-    const double[::1] rule_nodes,
-    const double[::1] rule_weights,
-    const Py_ssize_t[::1] rule_start,
-    const Py_ssize_t[::1] rule_size,
 ) noexcept nogil:
-    """Add a block of samples' values over all trees to ``phi``."""
+    """Add the values of a block of ``block`` samples over all trees to ``phi``.
+
+    ``X`` and ``phi`` point to the block's first row; tree ``t`` uses the
+    rule ``t`` of ``rules``; ``state`` is the thread's scratch, of
+    ``_layout(sizes)`` doubles.
+    """
     cdef _Walk walk
     cdef Py_ssize_t j, s, tree
+    cdef Py_ssize_t n_features = sizes.n_features, n_players = sizes.n_players
     cdef double *transposed
-    _layout(&walk, state, block, n_features, n_players, levels, m_max, width_max)
+    _layout(&walk, state, sizes)
     transposed = <double *> walk.X
     walk.phi = phi
     walk.block = block
     walk.n_players = n_players
-    walk.n_outputs = n_outputs
+    walk.n_outputs = trees.n_outputs
     for s in range(block):
         for j in range(n_features):
             transposed[j * block + s] = X[s * n_features + j]
@@ -392,15 +398,13 @@ cdef void _explain_block(
         walk.present[j] = 1.0
     for j in range(n_players):
         walk.cover_product[j] = 1.0
-    for tree in range(roots.shape[0]):
-        walk.m = rule_size[tree]
-        walk.nodes = &rule_nodes[rule_start[tree]]
-        walk.weights = &rule_weights[rule_start[tree]]
-        walk.width = tree_width[tree]
-        walk.output = tree_output[tree]
-        for j in range(block * walk.m):
+    for tree in range(trees.n_trees):
+        walk.rule = rule_of(rules, tree)
+        walk.width = trees.tree_width[tree]
+        walk.output = trees.tree_output[tree]
+        for j in range(block * walk.rule.n_points):
             walk.products[j] = 1.0
-        _walk_tree_apart(trees, &walk, roots[tree])
+        _walk_tree_apart(trees, &walk, trees.roots[tree])
 
 
 cdef class Forest:
@@ -439,6 +443,11 @@ cdef class Forest:
         self.missing_left = ensemble.missing_left
         self.is_categorical = ensemble.is_categorical
         self.bitset = ensemble.category_bitset
+        self.trees.roots = &self.roots[0]
+        self.trees.tree_output = &self.tree_output[0]
+        self.trees.tree_width = &self.tree_width[0]
+        self.trees.n_trees = self.roots.shape[0]
+        self.trees.n_outputs = ensemble.n_outputs
         self.trees.feature = &self.feature[0]
         self.trees.player = &self.player[0]
         self.trees.left = &self.left[0]
@@ -454,10 +463,7 @@ cdef class Forest:
     def shapley(
         self,
         const double[:, ::1] X,
-        const double[::1] rule_nodes,
-        const double[::1] rule_weights,
-        const Py_ssize_t[::1] rule_start,
-        const Py_ssize_t[::1] rule_size,
+        rules,
         Py_ssize_t max_depth,
         double[:, :, ::1] out,
         int n_threads,
@@ -467,35 +473,32 @@ cdef class Forest:
         """Add each sample's path-dependent Shapley values to ``out``.
 
         ``out`` has shape (n_samples, n_outputs, n_players) and is zeroed by
-        the caller. Tree ``t`` uses the rule
-        ``rule_nodes[rule_start[t]:][:rule_size[t]]`` (exact when it has
-        ceil(D / 2) points for the tree's largest number D of distinct
-        players on a path); ``max_depth`` bounds every tree's depth. Each
+        the caller. Tree ``t`` uses its rule of ``rules`` (a
+        ``_quadrature.Rules``; exact when it has ceil(D / 2) points for the
+        tree's largest number D of distinct players on a path); ``max_depth``
+        bounds every tree's depth. Each
         thread walks ``block_rows`` samples at a time, in a scratch buffer of
         :func:`scratch_doubles` doubles (the caller chooses ``block_rows`` so
         that it fits); the values do not depend on ``block_rows``.
         ``out_of_memory[0]`` is set if a thread could not allocate it.
         """
-        cdef Py_ssize_t n_samples = X.shape[0], n_features = X.shape[1]
-        cdef Py_ssize_t n_players = out.shape[2]
-        cdef Py_ssize_t n_outputs = out.shape[1], width = self.value.shape[1]
-        cdef Py_ssize_t m_max = 1, levels = max_depth + 2
-        cdef Py_ssize_t n_blocks, b, first, tree, scratch
+        cdef Py_ssize_t n_samples = X.shape[0]
+        cdef Py_ssize_t n_blocks, b, first, tree, scratch, m_max = 1
         cdef double *state = NULL
         cdef _Walk sizing
+        cdef _Sizes sizes
         cdef const _Trees *trees = &self.trees
-        cdef const Py_ssize_t[::1] roots = self.roots
-        cdef const Py_ssize_t[::1] tree_output = self.tree_output
-        cdef const Py_ssize_t[::1] tree_width = self.tree_width
+        cdef Rules rule_table = rules_view(rules)
 
         if block_rows < 1:
             raise ValueError(f"block_rows must be >= 1, got {block_rows}.")
         n_blocks = (n_samples + block_rows - 1) // block_rows
-        for tree in range(rule_size.shape[0]):
-            m_max = max(m_max, rule_size[tree])
-        scratch = _layout(
-            &sizing, NULL, block_rows, n_features, n_players, levels, m_max, width
+        for tree in range(rule_table.n_games):
+            m_max = max(m_max, rule_table.n_points[tree])
+        sizes = _Sizes(
+            block_rows, X.shape[1], out.shape[2], max_depth, m_max, self.value.shape[1]
         )
+        scratch = _layout(&sizing, NULL, &sizes)
         with nogil, parallel(num_threads=n_threads):
             state = <double *> malloc(scratch * sizeof(double))
             for b in prange(n_blocks, schedule="dynamic"):
@@ -504,11 +507,8 @@ cdef class Forest:
                     continue
                 first = b * block_rows
                 _explain_block(
-                    trees, state, &X[first, 0], &out[first, 0, 0],
-                    min(block_rows, n_samples - first),
-                    n_features, n_players, n_outputs, levels, m_max, width,
-                    roots, tree_output, tree_width,
-                    rule_nodes, rule_weights, rule_start, rule_size,
+                    trees, &rule_table, &sizes, state, &X[first, 0],
+                    &out[first, 0, 0], min(block_rows, n_samples - first),
                 )
             free(state)
 
@@ -558,29 +558,30 @@ def scratch_doubles(
     doubles, in memory) times ``MAX_QUADRATURE_POINTS * 32``.
     """
     cdef _Walk walk
-    return _layout(
-        &walk, NULL, block_rows, n_features, n_players, max_depth + 2, n_points,
-        width,
+    cdef _Sizes sizes = _Sizes(
+        block_rows, n_features, n_players, max_depth, n_points, width
     )
+    return _layout(&walk, NULL, &sizes)
 
 
 def path_statistics(
-    const Py_ssize_t[::1] feature,
+    const Py_ssize_t[::1] node_player,
     const Py_ssize_t[::1] left,
     const Py_ssize_t[::1] right,
     const Py_ssize_t[::1] roots,
-    Py_ssize_t n_features,
+    Py_ssize_t n_players,
     Py_ssize_t[::1] max_distinct,
     Py_ssize_t[::1] max_depth,
 ):
-    """Per tree: the most distinct features on a path, and the depth.
+    """Per tree: the most distinct players on a root-to-leaf path, and the depth.
 
-    ``feature`` may also be the nodes' players (then ``n_features`` is the
-    number of players): distinct players are what the rule must cover.
+    ``node_player`` is the player each internal node's split is credited to
+    (a feature, or its group), in ``0..n_players-1``: the distinct players of
+    a path are what its game's rule must cover.
     """
-    cdef Py_ssize_t tree, node, depth, distinct, top, f
-    cdef Py_ssize_t n_nodes = feature.shape[0]
-    cdef Py_ssize_t *seen = <Py_ssize_t *> malloc(n_features * sizeof(Py_ssize_t))
+    cdef Py_ssize_t tree, node, depth, distinct, top, player
+    cdef Py_ssize_t n_nodes = node_player.shape[0]
+    cdef Py_ssize_t *seen = <Py_ssize_t *> malloc(n_players * sizeof(Py_ssize_t))
     # The stack holds (node, depth, phase); phase 1 means "leaving the node".
     cdef Py_ssize_t *stack = <Py_ssize_t *> malloc(3 * (n_nodes + 1) * sizeof(Py_ssize_t))
     if seen == NULL or stack == NULL:
@@ -588,8 +589,8 @@ def path_statistics(
         free(stack)
         raise MemoryError()
     with nogil:
-        for f in range(n_features):
-            seen[f] = 0
+        for player in range(n_players):
+            seen[player] = 0
         for tree in range(roots.shape[0]):
             max_distinct[tree] = 0
             max_depth[tree] = 0
@@ -604,9 +605,9 @@ def path_statistics(
                 node = stack[3 * top]
                 depth = stack[3 * top + 1]
                 if stack[3 * top + 2] == 1:
-                    f = feature[node]
-                    seen[f] -= 1
-                    if seen[f] == 0:
+                    player = node_player[node]
+                    seen[player] -= 1
+                    if seen[player] == 0:
                         distinct -= 1
                     continue
                 if depth > max_depth[tree]:
@@ -615,10 +616,10 @@ def path_statistics(
                     if distinct > max_distinct[tree]:
                         max_distinct[tree] = distinct
                     continue
-                f = feature[node]
-                if seen[f] == 0:
+                player = node_player[node]
+                if seen[player] == 0:
                     distinct += 1
-                seen[f] += 1
+                seen[player] += 1
                 stack[3 * top] = node
                 stack[3 * top + 1] = depth
                 stack[3 * top + 2] = 1

@@ -1,0 +1,32 @@
+"""How reports, the command and explainers' ``describe()`` name a model."""
+
+
+def model_name(model) -> str:
+    """The model's class name, with its library's unless it is scikit-learn's.
+
+    A pipeline is named with its steps, ``Pipeline(StandardScaler,
+    KernelRidge)``. Models the command read from XGBoost or LightGBM files
+    describe themselves (``"XGBoost model file"``).
+
+    Parameters
+    ----------
+    model : object
+        A fitted model.
+
+    Returns
+    -------
+    name : str
+        For example ``"GradientBoostingRegressor"`` or
+        ``"xgboost.XGBClassifier"``.
+    """
+    description = getattr(model, "description", None)
+    if isinstance(description, str):
+        return description
+    cls = type(model)
+    library = cls.__module__.partition(".")[0]
+    if library != "sklearn":
+        return f"{library}.{cls.__name__}"
+    steps = getattr(model, "steps", None)  # a Pipeline: name its steps
+    if isinstance(steps, list):
+        return f"{cls.__name__}({', '.join(model_name(step) for _, step in steps)})"
+    return cls.__name__
