@@ -1,4 +1,5 @@
-"""Writing a file so that it is either complete or not there at all."""
+"""Reading a file within a size limit; writing one so that it is either
+complete or not there at all."""
 
 import contextlib
 import os
@@ -37,3 +38,37 @@ def _umask() -> int:
     mask = os.umask(0o022)  # reading the mask means setting it: set it back
     os.umask(mask)
     return mask
+
+
+def read_limited(path: Path, limit: int, too_large: str) -> bytes:
+    """The bytes of the file ``path``, refusing files of more than ``limit``.
+
+    The size is checked before reading, and the read itself is bounded: the
+    file may grow meanwhile, or not know its size (a pipe).
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    limit : int
+        The most bytes accepted.
+    too_large : str
+        The message of the error for a larger file, a format string with
+        the fields ``name`` (the file's name), ``size`` (its size, or
+        ``limit + 1`` if it grew past the limit while read) and ``limit``.
+
+    Raises
+    ------
+    ValueError
+        If the file has more than ``limit`` bytes.
+    OSError
+        If it cannot be read.
+    """
+    size = path.stat().st_size
+    if size <= limit:
+        with path.open("rb") as file:
+            data = file.read(limit + 1)
+        size = len(data)
+    if size > limit:
+        raise ValueError(too_large.format(name=path.name, size=size, limit=limit))
+    return data

@@ -2,9 +2,11 @@
 
 import numpy as np
 import pytest
+from sklearn.ensemble import HistGradientBoostingClassifier
 
+from skshapley import TreeExplainer
 from skshapley._limits import MAX_FEATURES, MAX_OUTPUTS
-from skshapley.trees._table import concatenate_trees
+from skshapley.trees._table import ParsedTree, concatenate_trees
 
 
 def stump(**changes):
@@ -20,7 +22,7 @@ def stump(**changes):
         "output": 0,
     }
     tree.update(changes)
-    return tree
+    return ParsedTree(**tree)
 
 
 def build(tree):
@@ -59,6 +61,7 @@ def test_malformed_node_arrays_are_refused(changes):
         {"cover": np.array([10.0, 4.0, 6.0, 1.0])},
         {"missing_left": np.zeros(2)},
         {"value": np.array([1.0, 2.0, 3.0])},  # not (n_nodes, width)
+        {"is_categorical": np.zeros(4)},
         {"category_bitset": np.zeros((3, 7))},
     ],
 )
@@ -86,3 +89,21 @@ def test_too_many_features_or_outputs_are_refused_before_any_array():
         concatenate_trees([], base_offset=[0.0], n_features=2, **fields)
     with pytest.raises(ValueError, match="base score is not finite"):
         concatenate_trees([stump()], base_offset=[np.nan], n_features=2, **fields)
+
+
+def test_output_names_must_match_the_outputs():
+    # A tampered classes_ would otherwise label outputs that do not exist.
+    with pytest.raises(ValueError, match=r"names 2 outputs .* but has 1"):
+        concatenate_trees(
+            [stump()], base_offset=[0.0], n_features=2, float32_inputs=False,
+            allow_nan=False, allow_inf=False, output_names=("a", "b"),
+            raw_output="value",
+        )  # fmt: skip
+
+
+def test_a_classifier_whose_classes_do_not_fit_its_outputs_is_refused():
+    X = np.arange(40.0).reshape(20, 2)
+    model = HistGradientBoostingClassifier(max_iter=2).fit(X, X[:, 0] > 10)
+    model.classes_ = np.array([0, 1, 2, 3])  # 1 output (binary), 4 classes
+    with pytest.raises(ValueError, match="names 3 outputs"):
+        TreeExplainer(model).fit()

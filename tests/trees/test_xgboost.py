@@ -33,7 +33,7 @@ from skshapley import TreeExplainer
 
 xgb = pytest.importorskip("xgboost")
 
-from skshapley.trees._xgboost import parse_xgboost, xgboost_categories  # noqa: E402
+from skshapley.trees._xgboost import parse_xgboost  # noqa: E402
 
 # float32 machine epsilon (2**-23): XGBoost reads inputs, stores leaves and
 # sums the margin in float32.
@@ -414,7 +414,7 @@ def test_dataframe_categories_are_recoded_by_value():
     # the training categories, whatever the frame's own category order.
     case = fitted("categorical")
     table = parse_xgboost(case.model)
-    assert xgboost_categories(case.model) == [None, None, None, CATEGORIES]
+    assert table.category_levels == (None, None, None, tuple(CATEGORIES))
     X = case.X[:40]
     frame = categorical_frame(X)
     frame["f3"] = frame["f3"].cat.reorder_categories(CATEGORIES[::-1])

@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._errors import UnsupportedModelError
 from .._limits import MAX_FEATURES
 from .._malformed import checked_classes, checked_numbers, malformed_model_errors
+from .._outputs import regression_output_names
 from ._game import KernelComponent, KernelGame
 
 SUPPORTED_MODELS = (
@@ -115,7 +116,7 @@ def _svm(model) -> KernelGame:
         )
     if not is_classifier:
         return _game(model, reference, dual.T, terms, intercept,
-                     ("target",), "value")  # fmt: skip
+                     regression_output_names(1), "value")  # fmt: skip
     classes = checked_classes(model)
     n_pairs = len(classes) * (len(classes) - 1) // 2
     if dual.shape[0] != len(classes) - 1 or len(intercept) != n_pairs:
@@ -347,10 +348,8 @@ def _n_columns(dual: np.ndarray) -> int:
 
 
 def _target_names(dual: np.ndarray) -> tuple[str, ...]:
-    """``("target",)`` for one target, else ``("target 0", "target 1", ...)``."""
-    if dual.ndim == 1:
-        return ("target",)
-    return tuple(f"target {k}" for k in range(dual.shape[1]))
+    """One name per column of ``dual`` (a 2-D ``predict``), else "target"."""
+    return regression_output_names(_n_columns(dual), as_columns=dual.ndim == 2)
 
 
 def _kernel_name(kernel) -> str:

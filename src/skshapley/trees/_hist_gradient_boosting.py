@@ -30,14 +30,24 @@ from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTY
 from .._errors import UnsupportedModelError
 from .._limits import MAX_FEATURES
 from .._malformed import checked_count, malformed_model_errors
+from .._outputs import class_output_names, regression_output_names
 from ._sklearn import fitted_feature_names
-from ._table import BITSET_WORDS, category_bitset, concatenate_trees
+from ._table import (
+    BITSET_WORDS,
+    N_CATEGORIES,
+    ParsedTree,
+    TreeEnsemble,
+    category_bitset,
+    concatenate_trees,
+    in_category_bitset,
+    swap_children,
+)
 
 _RAW_OUTPUTS = {"IdentityLink": "value", "LogLink": "log", "LogitLink": "log-odds"}
 
 
 @malformed_model_errors
-def parse_hist_gradient_boosting(model):
+def parse_hist_gradient_boosting(model) -> TreeEnsemble:
     """Convert a fitted HistGradientBoosting model into a :class:`TreeEnsemble`.
 
     Parameters
@@ -76,23 +86,25 @@ def parse_hist_gradient_boosting(model):
         for k, predictor in enumerate(iteration):
             nodes = _checked_nodes(predictor, len(column_of))
             internal = nodes["is_leaf"] == 0
-            tree = {
-                "feature": np.where(internal, column_of[nodes["feature_idx"]], -1),
-                "threshold": nodes["num_threshold"],
-                "left": np.where(internal, nodes["left"].astype(np.intp), -1),
-                "right": np.where(internal, nodes["right"].astype(np.intp), -1),
-                "missing_left": nodes["missing_go_to_left"].copy(),
-                "is_categorical": internal & (nodes["is_categorical"] == 1),
-                "category_bitset": np.zeros((len(nodes), BITSET_WORDS), np.uint32),
+            tree = ParsedTree(
+                feature=np.where(internal, column_of[nodes["feature_idx"]], -1),
+                threshold=nodes["num_threshold"],
+                left=np.where(internal, nodes["left"].astype(np.intp), -1),
+                right=np.where(internal, nodes["right"].astype(np.intp), -1),
+                missing_left=nodes["missing_go_to_left"].copy(),
                 # Cover: the node's training sample count (unweighted, even with
                 # sample_weight; hessian sums are not stored). It is what
                 # sklearn's own partial dependence and shap's TreeExplainer
                 # (node_sample_weight = count) use.
-                "cover": nodes["count"],
-                "value": np.where(internal, 0.0, nodes["value"])[:, None],
-                "output": k,
-            }
-            for u in np.flatnonzero(tree["is_categorical"]):
+                cover=nodes["count"],
+                value=np.where(internal, 0.0, nodes["value"])[:, None],
+                output=k,
+                is_categorical=(internal & (nodes["is_categorical"] == 1)).astype(
+                    np.uint8
+                ),
+                category_bitset=np.zeros((len(nodes), BITSET_WORDS), np.uint32),
+            )
+            for u in np.flatnonzero(tree.is_categorical):
                 f = nodes["feature_idx"][u]
                 if categories[f] is None:
                     raise UnsupportedModelError(
@@ -107,10 +119,9 @@ def parse_hist_gradient_boosting(model):
     if not trees:
         raise ValueError("The model has no trees; the model file may be corrupt.")
     if hasattr(model, "classes_"):
-        classes = model.classes_.tolist()
-        output_names = tuple(classes[1:] if len(classes) == 2 else classes)
+        output_names = class_output_names(model.classes_.tolist(), n_outputs)
     else:
-        output_names = ("target",)
+        output_names = regression_output_names(1)
     return concatenate_trees(
         trees,
         base_offset=np.ravel(model._baseline_prediction),
@@ -127,7 +138,9 @@ def parse_hist_gradient_boosting(model):
     )
 
 
-def _set_categorical_node(tree, u, category_values, left_codes, known_codes):
+def _set_categorical_node(
+    tree: ParsedTree, u: int, category_values, left_codes, known_codes
+) -> None:
     """Write node ``u``'s split, on the raw category values, into ``tree``.
 
     In sklearn, category code ``c`` (the raw value ``category_values[c]``)
@@ -138,21 +151,20 @@ def _set_categorical_node(tree, u, category_values, left_codes, known_codes):
     ``missing_left``), so if sklearn's missing side is left the children are
     swapped; the bitset then lists the known values on the other side.
     """
-    missing_left = bool(tree["missing_left"][u])
+    missing_left = bool(tree.missing_left[u])
     if missing_left:
-        tree["left"][u], tree["right"][u] = tree["right"][u], tree["left"][u]
-        tree["missing_left"][u] = 0
+        swap_children(tree, u)
     other_side = []
     for code, value in enumerate(category_values):
-        if _in_bitset(left_codes, code):
+        if in_category_bitset(left_codes, code):
             goes_left = True
-        elif _in_bitset(known_codes, code):
+        elif in_category_bitset(known_codes, code):
             goes_left = False
         else:
             goes_left = missing_left
         if goes_left != missing_left:
             other_side.append(int(value))
-    tree["category_bitset"][u] |= category_bitset(other_side)
+    tree.category_bitset[u] |= category_bitset(other_side)
 
 
 def _checked_nodes(predictor, n_features: int) -> np.ndarray:
@@ -206,17 +218,13 @@ def _known_codes(model, feature: int) -> np.ndarray:
     """
     codes = np.asarray(model._bin_mapper.bin_thresholds_[feature], dtype=np.float64)
     if codes.ndim != 1 or not np.all(
-        (codes >= 0) & (codes < 32 * BITSET_WORDS) & (codes == np.floor(codes))
+        (codes >= 0) & (codes < N_CATEGORIES) & (codes == np.floor(codes))
     ):
         raise ValueError(
             f"The categories of feature {feature} must be the codes 0..255; the "
             "model file may be corrupt."
         )
     return category_bitset(codes)
-
-
-def _in_bitset(bitset, c):
-    return bool((int(bitset[c // 32]) >> (c % 32)) & 1)
 
 
 def _column_map(model):
@@ -247,7 +255,9 @@ def _column_map(model):
             )
         values = values.astype(np.float64)
         values = values[~np.isnan(values)]  # NaN is the last, code-less entry
-        if not np.all((values >= 0) & (values < 256) & (values == np.floor(values))):
+        if not np.all(
+            (values >= 0) & (values < N_CATEGORIES) & (values == np.floor(values))
+        ):
             raise UnsupportedModelError(
                 f"Categorical feature {column} has category values outside the "
                 "integers 0..255, which the tree table's category bitsets cannot "

@@ -24,7 +24,8 @@ checked value by value against ``Booster.predict``:
 The table expresses this with:
 
 * missing type "None": NaN goes where 0.0 goes (``0 <= threshold``);
-* "Zero": zero-as-missing (bit 1) to the default side, NaN too;
+* "Zero": zero-as-missing (bit 1: ``|x| <= ZERO_AS_MISSING``, which is
+  ``kZeroThreshold``) to the default side, NaN too;
 * "NaN": NaN to the default side;
 * the replacement of tiny values by 0.0 only changes a route when the
   threshold lies in ``[-kZeroThreshold, kZeroThreshold)``; such thresholds
@@ -33,11 +34,10 @@ The table expresses this with:
   value as LightGBM does;
 * categorical nodes: the node's bitset as the left bitset, NaN right.
 
-The explainer (not the table) reproduces the truncation of non-integral category
-codes (LightGBM sends 2.5 where 2 goes, -0.5 where 0 goes; the table sends
-them right), and, on "Zero" nodes, values with
-``1e-35 < |x| <= kZeroThreshold`` (LightGBM: missing; the table, whose
-zero-as-missing bound is 1e-35: compared with the threshold).
+The explainer (not the table) reproduces the truncation of non-integral
+category codes (LightGBM sends 2.5 where 2 goes, -0.5 where 0 goes; the table
+alone would send them right): it truncates the values of the ensemble's
+``categorical_features`` before routing (``category_rounding="trunc"``).
 
 LightGBM numbers a tree's internal nodes ``0..num_leaves-2`` (root 0) and
 its leaves ``~0..~(num_leaves-1)``; the table keeps the internal nodes'
@@ -66,14 +66,19 @@ saved with their trees' final weights, so they need nothing special.
 import numpy as np
 
 from .._errors import UnsupportedModelError
+from .._outputs import regression_output_names
 from ._lightgbm_text import RAW_OUTPUTS, LightGBMTextModel, read_model_text
-from ._table import BITSET_WORDS, concatenate_trees
+from ._table import (
+    BITSET_WORDS,
+    N_CATEGORIES,
+    ZERO_AS_MISSING,
+    ParsedTree,
+    TreeEnsemble,
+    concatenate_trees,
+)
 
-# LightGBM's kZeroThreshold: ``const double kZeroThreshold = 1e-35f``.
-_K_ZERO = float(np.float32(1e-35))
 
-
-def parse_lightgbm(model):
+def parse_lightgbm(model) -> TreeEnsemble:
     """Convert a LightGBM model into a :class:`TreeEnsemble`.
 
     Parameters
@@ -159,8 +164,8 @@ def _categorical_features(parsed) -> dict:
     return fields
 
 
-def _table_trees(trees, scale, n_outputs) -> list:
-    """The table's node arrays of each checked tree (see the module docstring)."""
+def _table_trees(trees, scale, n_outputs) -> list[ParsedTree]:
+    """The :class:`ParsedTree` of each checked tree (see the module docstring)."""
     if trees["is_linear"].any():
         raise UnsupportedModelError(
             "LightGBM models with linear trees (linear_tree=True) are not "
@@ -209,7 +214,9 @@ def _table_trees(trees, scale, n_outputs) -> list:
     bounds = node_start[1:]
     split = {key: np.split(array, bounds) for key, array in arrays.items()}
     return [
-        {**{key: parts[t] for key, parts in split.items()}, "output": t % n_outputs}
+        ParsedTree(
+            **{key: parts[t] for key, parts in split.items()}, output=t % n_outputs
+        )
         for t in range(len(n_leaves))
     ]
 
@@ -224,8 +231,10 @@ def _numerical_rules(threshold, decision):
     # LightGBM replaces |x| <= kZeroThreshold by 0.0 before routing: such
     # thresholds are moved to where the table, comparing x itself, routes
     # every non-NaN value the same way.
-    tiny = (threshold >= -_K_ZERO) & (threshold < _K_ZERO)
-    shifted = np.where(threshold >= 0, _K_ZERO, np.nextafter(-_K_ZERO, -np.inf))
+    tiny = (threshold >= -ZERO_AS_MISSING) & (threshold < ZERO_AS_MISSING)
+    shifted = np.where(
+        threshold >= 0, ZERO_AS_MISSING, np.nextafter(-ZERO_AS_MISSING, -np.inf)
+    )
     threshold = np.where(tiny, shifted, threshold)
     missing_type = (decision >> 2) & 3  # 0 None, 1 Zero, 2 NaN
     default_left = (decision >> 1) & 1
@@ -250,7 +259,7 @@ def _set_categorical_node(arrays, u, words):
             f"A categorical split on feature {arrays['feature'][u]} sends "
             f"category {32 * word + bit.bit_length() - 1} left; the tree "
             f"table's category bitsets hold categories "
-            f"0..{32 * BITSET_WORDS - 1} only."
+            f"0..{N_CATEGORIES - 1} only."
         )
     words = words[:BITSET_WORDS]
     arrays["category_bitset"][u, : len(words)] = words
@@ -289,9 +298,7 @@ def _output_names(wrapper, n_outputs, objective) -> tuple:
         return tuple(range(n_outputs))
     if objective == "binary":
         return (1,)
-    if n_outputs == 1:
-        return ("target",)
-    return tuple(f"target {k}" for k in range(n_outputs))
+    return regression_output_names(n_outputs)
 
 
 def _feature_names(wrapper, names):

@@ -25,6 +25,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._files import read_limited
 from .._limits import MAX_FEATURES, MAX_MODEL_FILE_BYTES, MAX_OUTPUTS
 from ._lightgbm_arrays import CATEGORICAL_BIT, FLOAT, InvalidModel, ints, tree_arrays
 
@@ -114,17 +115,12 @@ def read_model_file(path) -> LightGBMTextModel:
         If it cannot be read.
     """
     path = Path(path)
-    too_large = ValueError(
-        f"{path.name} is larger than {MAX_MODEL_FILE_BYTES:,} bytes, the "
-        "largest model file skshapley reads."
+    data = read_limited(
+        path,
+        MAX_MODEL_FILE_BYTES,
+        "{name} is larger than {limit:,} bytes, the largest model file "
+        "skshapley reads.",
     )
-    if path.stat().st_size > MAX_MODEL_FILE_BYTES:
-        raise too_large
-    with path.open("rb") as file:
-        # Bounded too: the file may grow, or not know its size.
-        data = file.read(MAX_MODEL_FILE_BYTES + 1)
-    if len(data) > MAX_MODEL_FILE_BYTES:
-        raise too_large
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

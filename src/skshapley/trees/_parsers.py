@@ -1,20 +1,27 @@
 """Which parser reads which model, by class name.
 
 Models are matched by the name of their class (and module), so that
-importing skshapley never imports an optional model library.
+importing skshapley never imports an optional model library: the parser
+modules only use the objects they are given, never import xgboost or
+lightgbm themselves.
 """
 
-from importlib import import_module
+from collections.abc import Callable
 
 from sklearn.utils.validation import check_is_fitted
 
 from .._errors import UnsupportedModelError
+from ._hist_gradient_boosting import parse_hist_gradient_boosting
+from ._lightgbm import parse_lightgbm
+from ._sklearn import parse_gradient_boosting, parse_tree_or_forest
 from ._table import TreeEnsemble
+from ._xgboost import parse_xgboost
+from ._xgboost_file import parse_xgboost_file
 
-# (module prefix, class name) -> (module of the parser, parser function)
-_PARSERS = {
+# (module prefix, class name) -> parser
+_PARSERS: dict[tuple[str, str], Callable[[object], TreeEnsemble]] = {
     **{
-        ("sklearn.", name): ("._sklearn", "parse_tree_or_forest")
+        ("sklearn.", name): parse_tree_or_forest
         for name in (
             "DecisionTreeRegressor",
             "DecisionTreeClassifier",
@@ -27,21 +34,21 @@ _PARSERS = {
         )
     },
     **{
-        ("sklearn.", name): ("._sklearn", "parse_gradient_boosting")
+        ("sklearn.", name): parse_gradient_boosting
         for name in ("GradientBoostingRegressor", "GradientBoostingClassifier")
     },
     **{
-        ("sklearn.", name): ("._hist_gradient_boosting", "parse_hist_gradient_boosting")
+        ("sklearn.", name): parse_hist_gradient_boosting
         for name in ("HistGradientBoostingRegressor", "HistGradientBoostingClassifier")
     },
     **{
-        ("lightgbm.", name): ("._lightgbm", "parse_lightgbm")
+        ("lightgbm.", name): parse_lightgbm
         for name in ("LGBMRegressor", "LGBMClassifier", "LGBMRanker", "Booster")
     },
     # A LightGBM text model file, as the command reads it.
-    ("skshapley.", "LightGBMTextModel"): ("._lightgbm", "parse_lightgbm"),
+    ("skshapley.", "LightGBMTextModel"): parse_lightgbm,
     **{
-        ("xgboost.", name): ("._xgboost", "parse_xgboost")
+        ("xgboost.", name): parse_xgboost
         for name in (
             "XGBRegressor",
             "XGBClassifier",
@@ -52,7 +59,7 @@ _PARSERS = {
         )
     },
     # An XGBoost file read by skshapley itself (the command's .json / .ubj).
-    ("skshapley.", "XGBoostModel"): ("._xgboost_file", "parse_xgboost_file"),
+    ("skshapley.", "XGBoostModel"): parse_xgboost_file,
 }
 
 # What the unsupported-model error names: the families, in one short line
@@ -89,5 +96,4 @@ def parse_model(model) -> TreeEnsemble:
         )
     if hasattr(model, "fit"):  # a scikit-learn style estimator, not a Booster
         check_is_fitted(model)
-    module, function = _PARSERS[key]
-    return getattr(import_module(module, __package__), function)(model)
+    return _PARSERS[key](model)

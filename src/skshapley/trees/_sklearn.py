@@ -23,7 +23,8 @@ from .._malformed import (
     checked_numbers,
     malformed_model_errors,
 )
-from ._table import TreeEnsemble, concatenate_trees
+from .._outputs import class_output_names, regression_output_names
+from ._table import ParsedTree, TreeEnsemble, concatenate_trees
 
 
 def _checked_tree(estimator) -> Tree:
@@ -38,23 +39,21 @@ def _checked_tree(estimator) -> Tree:
     return estimator.tree_
 
 
-def _tree_arrays(tree_: Tree, value, output=0) -> dict:
-    """Node arrays of one fitted ``sklearn.tree._tree.Tree``.
+def _parsed_tree(tree_: Tree, value, output=0) -> ParsedTree:
+    """The nodes of one fitted ``sklearn.tree._tree.Tree``.
 
     ``value`` has shape (n_nodes, width): the leaf values, already weighted.
     """
-    return {
-        "feature": np.where(tree_.children_left >= 0, tree_.feature, -1),
-        "threshold": tree_.threshold,
-        "left": tree_.children_left,
-        "right": tree_.children_right,
-        "missing_left": getattr(
-            tree_, "missing_go_to_left", np.zeros(tree_.node_count)
-        ),
-        "cover": tree_.weighted_n_node_samples,
-        "value": value,
-        "output": output,
-    }
+    return ParsedTree(
+        feature=np.where(tree_.children_left >= 0, tree_.feature, -1),
+        threshold=tree_.threshold,
+        left=tree_.children_left,
+        right=tree_.children_right,
+        missing_left=getattr(tree_, "missing_go_to_left", np.zeros(tree_.node_count)),
+        cover=tree_.weighted_n_node_samples,
+        value=value,
+        output=output,
+    )
 
 
 def _common_fields(model, raw_output, output_names, base_offset) -> dict:
@@ -136,16 +135,14 @@ def parse_tree_or_forest(model) -> TreeEnsemble:
         output_names = checked_classes(model)
         raw_output = "probability"
     else:
-        n_outputs = checked_count(model, "n_outputs_", MAX_OUTPUTS)
-        output_names = (
-            ["target"] if n_outputs == 1 else
-            [f"target {k}" for k in range(n_outputs)]
-        )  # fmt: skip
+        output_names = regression_output_names(
+            checked_count(model, "n_outputs_", MAX_OUTPUTS)
+        )
         raw_output = "value"
     scale = 1.0 / len(estimators)
     n_outputs = len(output_names)
     trees = [
-        _tree_arrays(estimator.tree_, _tree_values(estimator, scale, n_outputs))
+        _parsed_tree(estimator.tree_, _tree_values(estimator, scale, n_outputs))
         for estimator in estimators
     ]
     return concatenate_trees(
@@ -175,11 +172,11 @@ def parse_gradient_boosting(model) -> TreeEnsemble:
     if hasattr(model, "classes_"):
         classes = checked_classes(model)
         n_outputs = 1 if len(classes) == 2 else len(classes)
-        output_names = classes[1:] if n_outputs == 1 else classes
+        output_names = class_output_names(classes.tolist(), n_outputs)
         raw_output = "log-odds" if n_outputs == 1 else "margin"
     else:
         n_outputs = 1
-        output_names = ["target"]
+        output_names = regression_output_names(1)
         raw_output = "value"
     if (
         not isinstance(estimators, np.ndarray)
@@ -197,7 +194,7 @@ def parse_gradient_boosting(model) -> TreeEnsemble:
             f"The model's learning_rate must be a number; got {learning_rate!r}."
         )
     trees = [
-        _tree_arrays(
+        _parsed_tree(
             estimator.tree_,
             _tree_values(estimator, learning_rate, 1),
             output=k,

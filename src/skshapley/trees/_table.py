@@ -1,8 +1,10 @@
 """The library's own form of a fitted tree ensemble: plain arrays, one row per node.
 
-Parsers (one module per model library) turn a fitted model into a
-:class:`TreeEnsemble`; the compiled kernels and :class:`TreeExplainer` read
-nothing else, so no model object survives parsing.
+Parsers (one module per model library) read each tree of a fitted model into
+a :class:`ParsedTree` and hand the list to :func:`concatenate_trees`, which
+checks them and stacks them into one :class:`TreeEnsemble`; the compiled
+kernels and :class:`TreeExplainer` read nothing else, so no model object
+survives parsing.
 
 Routing, at an internal node ``u`` with feature ``f = feature[u]``, of a
 sample value ``x = X[i, f]`` (after the ensemble's input cast, see
@@ -18,11 +20,13 @@ sample value ``x = X[i, f]`` (after the ensemble's input cast, see
   ``c % 32``) is set, otherwise right;
 * otherwise ``x`` goes left if ``x <= threshold[u]``, else right.
 
-Every root-to-leaf path is a product game (see DESIGN.md): for each distinct
-feature ``j`` on the path, ``a_j(x)`` is 1 if ``x`` follows all of the path's
-splits on ``j`` and ``b_j`` is the product of the path's cover ratios
+Every root-to-leaf path is a product game: for each distinct feature ``j``
+on the path, ``a_j(x)`` is 1 if ``x`` follows all of the path's splits on
+``j`` and ``b_j`` is the product of the path's cover ratios
 ``cover[child] / cover[parent]`` on ``j``; the game's weight is the leaf's
-value.
+value. The user guide's ``docs/user_guide/how_it_works.rst`` derives this;
+``docs/developers/architecture.rst`` shows where the table sits between the
+parsers and the compiled walk, and how to add a parser.
 """
 
 from dataclasses import dataclass
@@ -31,13 +35,15 @@ import numpy as np
 
 from .._limits import MAX_FEATURES, MAX_OUTPUT_SCALE, MAX_OUTPUTS
 
-# LightGBM's kZeroThreshold (the float 1e-35f, widened): with zero-as-missing,
-# |x| <= this is missing.
-ZERO_AS_MISSING = 1.0000000180025095e-35
+# LightGBM's kZeroThreshold (``const double kZeroThreshold = 1e-35f``: the
+# float 1e-35 widened to double): with zero-as-missing, |x| <= this is
+# missing.
+ZERO_AS_MISSING = float(np.float32(1e-35))
 
 # Width of the category bitsets: 8 words of 32 bits, categories 0..255 (the
 # most HistGradientBoosting supports).
 BITSET_WORDS = 8
+N_CATEGORIES = 32 * BITSET_WORDS
 
 # How much a child's cover may exceed its parent's: the rounding of covers
 # stored in float32 (XGBoost's hessian sums, ~1.2e-7) or summed in another
@@ -47,14 +53,97 @@ COVER_ROUNDING = 1e-6
 
 
 def category_bitset(categories) -> np.ndarray:
-    """The bitset of ``categories`` (integers 0..255): 8 words of 32 bits,
-    category ``c`` at bit ``c % 32`` of word ``c // 32``."""
+    """The bitset of ``categories`` (integers 0..255).
+
+    Parameters
+    ----------
+    categories : array-like of int
+        Category codes, each in ``0..N_CATEGORIES - 1`` (the caller checks).
+
+    Returns
+    -------
+    ndarray of shape (8,), dtype uint32
+        Category ``c`` at bit ``c % 32`` of word ``c // 32``.
+    """
     categories = np.asarray(categories, dtype=np.intp)
     bitset = np.zeros(BITSET_WORDS, dtype=np.uint32)
     np.bitwise_or.at(
         bitset, categories // 32, np.uint32(1) << (categories % 32).astype(np.uint32)
     )
     return bitset
+
+
+def in_category_bitset(bitset: np.ndarray, category: int) -> bool:
+    """Whether ``category`` (0..255) is in ``bitset`` (see :func:`category_bitset`)."""
+    return bool((int(bitset[category // 32]) >> (category % 32)) & 1)
+
+
+@dataclass(frozen=True, eq=False)
+class ParsedTree:
+    """One tree's nodes as a parser read them, before the table checks them.
+
+    What every parser hands to :func:`concatenate_trees`. Nothing here is
+    trusted: shapes, children, features, outputs, covers and leaf values
+    are checked there. The node arrays may still be edited in place (see
+    :func:`swap_children`) until the tree is handed over.
+
+    Attributes
+    ----------
+    feature : ndarray of shape (n_nodes,), dtype intp
+        Split feature of each internal node; negative for leaves.
+    threshold : ndarray of shape (n_nodes,), dtype float64
+        Numerical split: go left iff ``x <= threshold``.
+    left, right : ndarray of shape (n_nodes,), dtype intp
+        Local indices (within this tree, root 0) of the children; -1 for
+        leaves.
+    missing_left : ndarray of shape (n_nodes,), dtype uint8
+        The missing-value rule (see :class:`TreeEnsemble`).
+    cover : ndarray of shape (n_nodes,), dtype float64
+        The node's training mass (see :class:`TreeEnsemble`).
+    value : ndarray of shape (n_nodes, width), dtype float64
+        Leaf values, already weighted; ignored at internal nodes.
+    output : int, default=0
+        First output the tree adds to: its leaf values add to outputs
+        ``output .. output + width - 1``.
+    is_categorical : ndarray of shape (n_nodes,), dtype uint8, or None
+        1 at categorical splits; None if the tree has none.
+    category_bitset : ndarray of shape (n_nodes, 8), dtype uint32, or None
+        Categories that go left at categorical splits; None if none.
+    """
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    missing_left: np.ndarray
+    cover: np.ndarray
+    value: np.ndarray
+    output: int = 0
+    is_categorical: np.ndarray | None = None
+    category_bitset: np.ndarray | None = None
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of nodes (entries of ``feature``)."""
+        return len(self.feature)
+
+    @property
+    def width(self) -> int:
+        """Number of outputs the tree adds to (columns of ``value``)."""
+        return np.shape(self.value)[1]
+
+
+def swap_children(tree: ParsedTree, nodes) -> None:
+    """Swap the children of ``nodes`` and flip their missing rule, in place.
+
+    For categorical splits whose library sends the listed categories (and
+    no others) right, or sends unknown categories to the missing side: the
+    table sends a bitset's categories left and every other value right, so
+    such a node is stored mirrored. Bit 0 of ``missing_left`` flips with
+    the children, so missing values keep their side.
+    """
+    tree.left[nodes], tree.right[nodes] = tree.right[nodes], tree.left[nodes]
+    tree.missing_left[nodes] ^= 1
 
 
 @dataclass(frozen=True)
@@ -182,24 +271,27 @@ class TreeEnsemble:
         return len(self.roots)
 
 
-def concatenate_trees(trees, **ensemble_fields) -> TreeEnsemble:
-    """Build a :class:`TreeEnsemble` from per-tree node arrays.
+def concatenate_trees(trees: list[ParsedTree], **ensemble_fields) -> TreeEnsemble:
+    """Build a :class:`TreeEnsemble` from the trees a parser read.
 
-    Every parser goes through here: the arrays are checked (see
+    Every parser goes through here: the trees are checked (see
     :func:`_check_tree`) before anything else reads them, and the model's
     size and output scale against the limits of ``_limits.py``.
 
     Parameters
     ----------
-    trees : list of dict
-        One dict per tree with keys ``feature``, ``threshold``, ``left``,
-        ``right`` (local indices, -1 for leaves), ``missing_left``, ``cover``,
-        ``value`` (n_nodes, width), ``output`` (first output), and optionally
-        ``is_categorical`` and ``category_bitset``.
+    trees : list of ParsedTree
+        The model's trees, in order.
     **ensemble_fields
         ``base_offset``, ``n_features``, ``float32_inputs``, ``allow_nan``,
         ``allow_inf``, ``output_names``, ``raw_output`` and optionally
-        ``feature_names`` and the category fields.
+        ``feature_names`` and the category fields of :class:`TreeEnsemble`.
+
+    Returns
+    -------
+    TreeEnsemble
+        The trees' nodes in one table, children renumbered to global
+        indices.
 
     Raises
     ------
@@ -211,32 +303,41 @@ def concatenate_trees(trees, **ensemble_fields) -> TreeEnsemble:
     n_features = ensemble_fields["n_features"]
     _check_sizes(n_features, base_offset, len(trees))
     n_outputs = len(base_offset)
+    n_names = len(ensemble_fields["output_names"])
+    if n_names != n_outputs:
+        raise ValueError(
+            f"The model names {n_names} outputs (classes or targets) but has "
+            f"{n_outputs}; the model file may be corrupt."
+        )
     for index, tree in enumerate(trees):
         _check_tree(tree, n_features, n_outputs, index)
     _check_output_scale(trees, base_offset)
-    offsets = np.cumsum([0] + [len(tree["feature"]) for tree in trees])
-    n_values = max(tree["value"].shape[1] for tree in trees)
+    offsets = np.cumsum([0] + [tree.n_nodes for tree in trees])
+    n_values = max(tree.width for tree in trees)
 
-    def stacked(key, dtype, default=0):
+    def stacked(key, dtype):
         columns = []
         for tree in trees:
-            n_nodes = len(tree["feature"])
-            shape = (n_nodes, BITSET_WORDS) if key == "category_bitset" else n_nodes
-            columns.append(np.asarray(tree.get(key, np.full(shape, default)), dtype))
+            column = getattr(tree, key)
+            if column is None:  # a tree without categorical splits
+                bitsets = key == "category_bitset"
+                column = np.zeros(
+                    (tree.n_nodes, BITSET_WORDS) if bitsets else tree.n_nodes
+                )
+            columns.append(np.asarray(column, dtype))
         return np.concatenate(columns)
 
     def children(key):
         return np.concatenate(
             [
-                np.where(tree[key] >= 0, tree[key] + offset, -1)
+                np.where(getattr(tree, key) >= 0, getattr(tree, key) + offset, -1)
                 for tree, offset in zip(trees, offsets[:-1], strict=True)
             ]
         ).astype(np.intp)
 
     value = np.zeros((offsets[-1], n_values))
     for tree, offset in zip(trees, offsets[:-1], strict=True):
-        tree_value = np.asarray(tree["value"], dtype=np.float64)
-        value[offset : offset + len(tree_value), : tree_value.shape[1]] = tree_value
+        value[offset : offset + tree.n_nodes, : tree.width] = tree.value
     return TreeEnsemble(
         feature=stacked("feature", np.intp),
         threshold=stacked("threshold", np.float64),
@@ -248,8 +349,8 @@ def concatenate_trees(trees, **ensemble_fields) -> TreeEnsemble:
         cover=stacked("cover", np.float64),
         value=value,
         roots=offsets[:-1].astype(np.intp),
-        tree_output=np.array([tree["output"] for tree in trees], dtype=np.intp),
-        tree_width=np.array([tree["value"].shape[1] for tree in trees], dtype=np.intp),
+        tree_output=np.array([tree.output for tree in trees], dtype=np.intp),
+        tree_width=np.array([tree.width for tree in trees], dtype=np.intp),
         base_offset=base_offset,
         **ensemble_fields,
     )
@@ -278,7 +379,9 @@ def _check_sizes(n_features, base_offset: np.ndarray, n_trees: int) -> None:
         raise ValueError("The model has no trees.")
 
 
-def _check_tree(tree: dict, n_features: int, n_outputs: int, index: int = 0) -> None:
+def _check_tree(
+    tree: ParsedTree, n_features: int, n_outputs: int, index: int = 0
+) -> None:
     """Raise ``ValueError`` unless the node arrays form one tree.
 
     The compiled kernels trust these arrays, and models read from files
@@ -296,9 +399,9 @@ def _check_tree(tree: dict, n_features: int, n_outputs: int, index: int = 0) -> 
             "outputs out of range, per-node arrays of the wrong length, or "
             "nodes not forming a tree); the model file may be corrupt."
         )
-    left, right = np.asarray(tree["left"]), np.asarray(tree["right"])
-    cover = np.asarray(tree["cover"], dtype=np.float64)
-    value = np.asarray(tree["value"], dtype=np.float64)
+    left, right = np.asarray(tree.left), np.asarray(tree.right)
+    cover = np.asarray(tree.cover, dtype=np.float64)
+    value = np.asarray(tree.value, dtype=np.float64)
     internal = np.flatnonzero(left >= 0)
     problems = (
         (~np.isfinite(cover) | (cover < 0), "cover", "finite and >= 0", cover),
@@ -329,12 +432,12 @@ def _check_tree(tree: dict, n_features: int, n_outputs: int, index: int = 0) -> 
             )
 
 
-def _check_output_scale(trees, base_offset: np.ndarray) -> None:
+def _check_output_scale(trees: list[ParsedTree], base_offset: np.ndarray) -> None:
     """Refuse leaf values whose sums could overflow (see ``MAX_OUTPUT_SCALE``)."""
     scale = np.abs(base_offset).max()
     for tree in trees:
-        leaves = np.asarray(tree["left"]) < 0
-        scale += np.abs(np.asarray(tree["value"], dtype=np.float64)[leaves]).max()
+        leaves = np.asarray(tree.left) < 0
+        scale += np.abs(np.asarray(tree.value, dtype=np.float64)[leaves]).max()
     if not scale <= MAX_OUTPUT_SCALE:
         raise ValueError(
             "The model's leaf values are too large: the sum over trees of the "
@@ -344,12 +447,12 @@ def _check_output_scale(trees, base_offset: np.ndarray) -> None:
         )
 
 
-def _is_tree(tree: dict, n_features: int, n_outputs: int) -> bool:
+def _is_tree(tree: ParsedTree, n_features: int, n_outputs: int) -> bool:
     """Whether the node arrays of ``tree`` form one tree (see ``_check_tree``)."""
-    left, right = np.asarray(tree["left"]), np.asarray(tree["right"])
-    feature = np.asarray(tree["feature"])
+    left, right = np.asarray(tree.left), np.asarray(tree.right)
+    feature = np.asarray(tree.feature)
     n_nodes = len(feature)
-    value = np.asarray(tree["value"])
+    value = np.asarray(tree.value)
     if (
         n_nodes == 0
         or feature.shape != (n_nodes,)
@@ -358,13 +461,16 @@ def _is_tree(tree: dict, n_features: int, n_outputs: int) -> bool:
         or len(value) != n_nodes
         or value.shape[1] == 0
         or any(
-            np.shape(tree[key]) != (n_nodes,)
-            for key in ("threshold", "missing_left", "cover", "is_categorical")
-            if key in tree
+            np.shape(array) != (n_nodes,)
+            for array in (tree.threshold, tree.missing_left, tree.cover)
         )
         or (
-            "category_bitset" in tree
-            and np.shape(tree["category_bitset"]) != (n_nodes, BITSET_WORDS)
+            tree.is_categorical is not None
+            and np.shape(tree.is_categorical) != (n_nodes,)
+        )
+        or (
+            tree.category_bitset is not None
+            and np.shape(tree.category_bitset) != (n_nodes, BITSET_WORDS)
         )
     ):
         return False
@@ -381,6 +487,6 @@ def _is_tree(tree: dict, n_features: int, n_outputs: int) -> bool:
         parents[0] == 0
         and np.all(parents[1:] == 1)
         and np.all((feature[internal] >= 0) & (feature[internal] < n_features))
-        and tree["output"] >= 0
-        and tree["output"] + width <= n_outputs
+        and tree.output >= 0
+        and tree.output + width <= n_outputs
     )

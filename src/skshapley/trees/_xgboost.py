@@ -16,13 +16,13 @@ imports xgboost; every field it reads is checked first
 * Missing (NaN) goes to the left child iff ``default_left``.
 * A categorical node lists the categories that go RIGHT; every other
   category code, negative codes and codes of 2**24 - 1 or more go left, and
-  a non-integral code is truncated toward zero first. The table sends its
-  bitset left and everything else right, so the children are swapped and
-  the bitset holds the listed categories. Non-integral codes are the one
-  thing the table cannot follow (it sends them right, i.e. to XGBoost's
-  left child, while XGBoost looks up ``int(float32(x))``; flooring the
-  float32 codes before routing would match); category codes are integers
-  in practice.
+  a non-negative non-integral code is truncated toward zero first. The
+  table sends its bitset left and everything else right, so the children
+  are swapped (:func:`._table.swap_children`) and the bitset holds the
+  listed categories. The table alone would send non-integral codes right;
+  the explainer floors the float32 values of categorical features before
+  routing (``category_rounding="floor"``), which for non-negative codes is
+  XGBoost's truncation and keeps negative ones negative.
 * Pandas category columns: XGBoost (>= 3.1) stores the training categories
   (the JSON's ``cats``) and re-codes prediction frames by value against
   them; they are the table's ``category_levels``.
@@ -44,8 +44,9 @@ from sklearn.exceptions import NotFittedError
 
 from .._errors import UnsupportedModelError
 from .._limits import MAX_FEATURES, MAX_OUTPUTS
+from .._outputs import class_output_names, regression_output_names
 from . import _xgboost_document as doc
-from ._table import concatenate_trees
+from ._table import TreeEnsemble, concatenate_trees
 from ._xgboost_document import MalformedModel
 from ._xgboost_trees import parse_tree
 
@@ -86,7 +87,7 @@ _OBJECTIVES = {
 _LOGISTIC_EPS = np.float32(1e-6)
 
 
-def parse_xgboost(model):
+def parse_xgboost(model) -> TreeEnsemble:
     """Convert a fitted XGBoost tree model into a :class:`TreeEnsemble`.
 
     Parameters
@@ -135,7 +136,7 @@ def parse_document(
     missing_value: float = np.nan,
     classes=None,
     best_iteration: int | None = None,
-):
+) -> TreeEnsemble:
     """Convert an XGBoost model document into a :class:`TreeEnsemble`.
 
     Parameters
@@ -166,26 +167,6 @@ def parse_document(
         return _ensemble(document, missing_value, classes, best_iteration)
     except MalformedModel as exc:
         raise ValueError(f"{source} is not a valid XGBoost model: {exc}.") from exc
-
-
-def xgboost_categories(model):
-    """The training categories XGBoost stored, per feature.
-
-    XGBoost 3.1+ records the categories of pandas category columns seen in
-    training and re-codes prediction frames by category VALUE: a row's code
-    is the value's position in the training categories (unknown values are
-    an error, missing ones NaN). Returns a list with one entry per feature:
-    the list of training category values (position = code), or None where
-    the model recorded none (numerical features, or categorical features fed
-    as codes).
-    """
-    booster = model.get_booster() if hasattr(model, "get_booster") else model
-    learner = json.loads(bytes(booster.save_raw(raw_format="json")))["learner"]
-    forest = _forest(learner)[0]
-    n_features = doc.integer(
-        learner["learner_model_param"], "num_feature", "", low=1, high=MAX_FEATURES
-    )
-    return _categories(forest, "", n_features)
 
 
 def _ensemble(document, missing_value, classes, best_iteration):
@@ -255,9 +236,9 @@ def _ensemble(document, missing_value, classes, best_iteration):
         categorical_features=tuple(
             sorted(
                 {
-                    int(tree["feature"][u])
+                    int(tree.feature[u])
                     for tree in trees
-                    for u in np.flatnonzero(tree["is_categorical"])
+                    for u in np.flatnonzero(tree.is_categorical)
                 }
             )
         ),
@@ -420,10 +401,7 @@ def _feature_names(learner, n_features):
 def _output_names(classes, n_classes, n_targets):
     """Class labels, class indices, or "target" / "target k"."""
     if classes is not None:
-        classes = np.asarray(classes).tolist()
-        return tuple(classes if n_classes > 1 else classes[1:])
+        return class_output_names(np.asarray(classes).tolist(), max(n_classes, 1))
     if n_classes > 1:
         return tuple(range(n_classes))
-    if n_targets > 1:
-        return tuple(f"target {k}" for k in range(n_targets))
-    return ("target",)
+    return regression_output_names(n_targets)

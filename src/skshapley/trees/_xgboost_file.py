@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+from .._files import read_limited
 from .._limits import MAX_MODEL_FILE_BYTES
 from ._table import TreeEnsemble
 from ._ubjson import decode_ubjson
@@ -87,14 +88,12 @@ def read_xgboost_model(path) -> XGBoostModel:
     """
     path = Path(path)
     name = path.name
-    size = path.stat().st_size
-    if size > MAX_MODEL_FILE_BYTES:
-        raise ValueError(
-            f"{name} is not a valid XGBoost model: it has {size:,} bytes, more "
-            f"than the {MAX_MODEL_FILE_BYTES:,} allowed"
-        )
-    with path.open("rb") as file:
-        data = file.read(MAX_MODEL_FILE_BYTES + 1)
+    data = read_limited(
+        path,
+        MAX_MODEL_FILE_BYTES,
+        "{name} is not a valid XGBoost model: it has {size:,} bytes, more than "
+        "the {limit:,} allowed",
+    )
     try:
         document = _decode(data, ubjson=path.suffix.lower() == ".ubj")
     except ValueError as exc:
@@ -109,8 +108,6 @@ def parse_xgboost_file(model: XGBoostModel) -> TreeEnsemble:
 
 def _decode(data: bytes, *, ubjson: bool):
     """The document in ``data``; ``ValueError`` if it is not one."""
-    if len(data) > MAX_MODEL_FILE_BYTES:  # the file grew while being read
-        raise ValueError(f"more than {MAX_MODEL_FILE_BYTES:,} bytes")
     if ubjson:
         return decode_ubjson(data, max_depth=MAX_NESTING)
     try:

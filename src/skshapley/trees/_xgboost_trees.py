@@ -12,7 +12,13 @@ import numpy as np
 from .._errors import UnsupportedModelError
 from .._limits import MAX_OUTPUTS
 from . import _xgboost_document as doc
-from ._table import BITSET_WORDS, category_bitset
+from ._table import (
+    BITSET_WORDS,
+    N_CATEGORIES,
+    ParsedTree,
+    category_bitset,
+    swap_children,
+)
 from ._xgboost_document import MalformedModel
 
 # How far a split's cover may be from the sum of its children's, relative
@@ -22,8 +28,8 @@ from ._xgboost_document import MalformedModel
 _COVER_RTOL = 1e-5
 
 
-def parse_tree(tree_json, path, output, weight, n_features):
-    """Node arrays of the tree ``tree_json`` (at ``path``), in preorder.
+def parse_tree(tree_json, path, output, weight, n_features) -> ParsedTree:
+    """The nodes of the tree ``tree_json`` (at ``path``), in preorder.
 
     Only nodes reachable from the root are kept. ``output`` is the output
     the tree adds to, ``weight`` its float32 weight (DART), ``n_features``
@@ -70,18 +76,18 @@ def parse_tree(tree_json, path, output, weight, n_features):
             f"{order[~internal][~np.isfinite(leaf_value[~internal])][0]})"
         )
     threshold = np.nextafter(condition, np.float32(-np.inf)).astype(np.float64)
-    tree = {
-        "feature": np.where(internal, feature, -1),
-        "threshold": np.where(internal, threshold, 0.0),
-        "left": np.where(internal, new_index[np.maximum(left_old, 0)], -1),
-        "right": np.where(internal, new_index[np.maximum(right_old, 0)], -1),
-        "missing_left": _default_left(field("default_left", np.int64), order, path),
-        "is_categorical": np.zeros(len(order), dtype=np.uint8),
-        "category_bitset": np.zeros((len(order), BITSET_WORDS), dtype=np.uint32),
-        "cover": cover,
-        "value": np.where(internal, 0.0, leaf_value.astype(np.float64))[:, None],
-        "output": output,
-    }
+    tree = ParsedTree(
+        feature=np.where(internal, feature, -1),
+        threshold=np.where(internal, threshold, 0.0),
+        left=np.where(internal, new_index[np.maximum(left_old, 0)], -1),
+        right=np.where(internal, new_index[np.maximum(right_old, 0)], -1),
+        missing_left=_default_left(field("default_left", np.int64), order, path),
+        cover=cover,
+        value=np.where(internal, 0.0, leaf_value.astype(np.float64))[:, None],
+        output=output,
+        is_categorical=np.zeros(len(order), dtype=np.uint8),
+        category_bitset=np.zeros((len(order), BITSET_WORDS), dtype=np.uint32),
+    )
     _check_covers(tree, order, path)
     _set_categorical_nodes(tree, tree_json, path, new_index)
     return tree
@@ -148,17 +154,17 @@ def _check_features(feature, internal, order, path, n_features):
         )
 
 
-def _check_covers(tree, order, path):
+def _check_covers(tree: ParsedTree, order, path) -> None:
     """Covers weight the paths: finite, nonnegative, and each split's the sum
     of its children's (XGBoost sums hessians in float64 and stores float32:
     measured <= 2e-7 apart). A child holding more than its parent would
     make cover ratios above 1, which no model has and the kernel's
     bounded factors assume away.
     """
-    cover = tree["cover"]
+    cover = tree.cover
     bad = ~np.isfinite(cover) | (cover < 0)
-    internal = np.flatnonzero(tree["left"] >= 0)
-    children = cover[tree["left"][internal]] + cover[tree["right"][internal]]
+    internal = np.flatnonzero(tree.left >= 0)
+    children = cover[tree.left[internal]] + cover[tree.right[internal]]
     unequal = np.abs(children - cover[internal]) > _COVER_RTOL * cover[internal]
     bad[internal[unequal]] = True
     if np.any(bad):
@@ -169,7 +175,7 @@ def _check_covers(tree, order, path):
         )
 
 
-def _set_categorical_nodes(tree, tree_json, path, new_index):
+def _set_categorical_nodes(tree: ParsedTree, tree_json, path, new_index) -> None:
     """Categorical splits: listed categories go right in XGBoost.
 
     The table sends the bitset's categories left and every other value
@@ -206,26 +212,25 @@ def _set_categorical_nodes(tree, tree_json, path, new_index):
         u = new_index[old]
         if u < 0:  # a deleted node
             continue
-        if tree["left"][u] < 0:
+        if tree.left[u] < 0:
             raise MalformedModel(f"{path}.categories_nodes lists leaf {old}")
         listed = categories[begin : begin + size]
         if np.any(listed < 0):
             raise MalformedModel(f"{path}: node {old} lists a negative category")
-        if listed.size and listed.max() >= 32 * BITSET_WORDS:
+        if listed.size and listed.max() >= N_CATEGORIES:
             raise UnsupportedModelError(
                 f"XGBoost categorical split on category {listed.max()}: the tree "
-                f"table's bitsets hold categories 0..{32 * BITSET_WORDS - 1} only."
+                f"table's bitsets hold categories 0..{N_CATEGORIES - 1} only."
             )
-        tree["is_categorical"][u] = 1
-        tree["left"][u], tree["right"][u] = tree["right"][u], tree["left"][u]
-        tree["missing_left"][u] ^= 1
-        tree["threshold"][u] = 0.0
-        tree["category_bitset"][u] |= category_bitset(listed)
+        tree.is_categorical[u] = 1
+        swap_children(tree, u)
+        tree.threshold[u] = 0.0
+        tree.category_bitset[u] |= category_bitset(listed)
     split_type = field("split_type", n_nodes)
     if "split_type" in tree_json:
         reachable = new_index >= 0
         internal = np.zeros(n_nodes, dtype=bool)
-        internal[reachable] = tree["left"][new_index[reachable]] >= 0
+        internal[reachable] = tree.left[new_index[reachable]] >= 0
         disagree = internal & ((split_type != 0) != marked)
         if np.any(disagree):
             raise MalformedModel(

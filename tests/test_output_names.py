@@ -1,0 +1,45 @@
+"""Regressors' outputs are named the same way by every parser."""
+
+import numpy as np
+import pytest
+from sklearn.ensemble import GradientBoostingRegressor, RandomForestRegressor
+from sklearn.kernel_ridge import KernelRidge
+
+from skshapley import ProductKernelExplainer, TreeExplainer
+from skshapley._outputs import class_output_names, regression_output_names
+
+
+def test_names():
+    assert regression_output_names(1) == ("target",)
+    assert regression_output_names(3) == ("target 0", "target 1", "target 2")
+    # One target predicted as a column (a 2-D predict) is named as a column.
+    assert regression_output_names(1, as_columns=True) == ("target 0",)
+    assert regression_output_names(2, as_columns=True) == ("target 0", "target 1")
+
+
+def test_class_names():
+    # A binary model's one raw output is the positive (second) class's.
+    assert class_output_names(["no", "yes"], 1) == ("yes",)
+    assert class_output_names([0, 1, 2], 3) == (0, 1, 2)
+
+
+@pytest.mark.parametrize("n_targets", [1, 2])
+@pytest.mark.parametrize(
+    "make_explainer",
+    [
+        lambda X, y: TreeExplainer(RandomForestRegressor(3).fit(X, y)),
+        lambda X, y: ProductKernelExplainer(KernelRidge(kernel="rbf").fit(X, y)),
+    ],
+)
+def test_tree_and_kernel_regressors_agree(make_explainer, n_targets):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = X[:, :n_targets] if n_targets > 1 else X[:, 0]
+    explainer = make_explainer(X, y).fit()
+    assert explainer.output_names_ == regression_output_names(n_targets)
+
+
+def test_boosting_names_its_single_output_target():
+    X = np.arange(40.0).reshape(20, 2)
+    model = GradientBoostingRegressor(n_estimators=2).fit(X, X[:, 0])
+    assert TreeExplainer(model).fit().output_names_ == ("target",)
