@@ -17,6 +17,10 @@ MAX_OUTPUTS = 100_000
 # Quadrature points per game (the exact rule for 131,072 players).
 MAX_QUADRATURE_POINTS = 65_536
 
+# The largest count or node index a model file may state: XGBoost and LightGBM
+# store them as 32-bit signed integers.
+INT32_MAX = 2**31 - 1
+
 # Bytes of a model file (JSON, UBJSON, LightGBM text, skops archive, and the
 # total size of a skops archive's members once decompressed).
 MAX_MODEL_FILE_BYTES = 2**31

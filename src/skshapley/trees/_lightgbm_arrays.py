@@ -18,10 +18,11 @@ import re
 
 import numpy as np
 
+from .._limits import INT32_MAX
+
 _INTS = re.compile(r"-?\d{1,10}(?: -?\d{1,10})*")
 FLOAT = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _FLOATS = re.compile(f"{FLOAT}(?: {FLOAT})*")
-INT32_MAX = 2**31 - 1
 
 # decision_type bits (LightGBM's tree.h): 1 categorical, 2 default left,
 # 4 * missing type (0 None, 1 Zero, 2 NaN; 3 is none).

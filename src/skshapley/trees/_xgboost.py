@@ -43,7 +43,7 @@ import numpy as np
 from sklearn.exceptions import NotFittedError
 
 from .._errors import UnsupportedModelError
-from .._limits import MAX_FEATURES, MAX_OUTPUTS
+from .._limits import INT32_MAX, MAX_FEATURES, MAX_OUTPUTS
 from .._outputs import class_output_names, regression_output_names
 from . import _xgboost_document as doc
 from ._table import TreeEnsemble, concatenate_trees
@@ -274,7 +274,7 @@ def _n_trees_used(forest, path, tree_info, best_iteration):
     param = doc.mapping(forest, "gbtree_model_param", path)
     ppath = f"{path}.gbtree_model_param"
     doc.integer(param, "num_trees", ppath, low=n_trees, high=n_trees)
-    per_tree = doc.integer(param, "num_parallel_tree", ppath, low=1, high=2**31 - 1)
+    per_tree = doc.integer(param, "num_parallel_tree", ppath, low=1, high=INT32_MAX)
     indptr = doc.numbers(forest, "iteration_indptr", path, np.int64, required=False)
     if len(indptr) and (
         indptr[0] != 0 or indptr[-1] != n_trees or np.any(np.diff(indptr) < 0)

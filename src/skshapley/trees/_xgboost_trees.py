@@ -10,7 +10,7 @@ loop or grow.
 import numpy as np
 
 from .._errors import UnsupportedModelError
-from .._limits import MAX_OUTPUTS
+from .._limits import INT32_MAX, MAX_OUTPUTS
 from . import _xgboost_document as doc
 from ._table import (
     BITSET_WORDS,
@@ -40,7 +40,7 @@ def parse_tree(tree_json, path, output, weight, n_features) -> ParsedTree:
     """
     param = doc.mapping(tree_json, "tree_param", path)
     ppath = f"{path}.tree_param"
-    n_nodes = doc.integer(param, "num_nodes", ppath, low=1, high=2**31 - 1)
+    n_nodes = doc.integer(param, "num_nodes", ppath, low=1, high=INT32_MAX)
     width = doc.integer(
         param, "size_leaf_vector", ppath, low=0, high=MAX_OUTPUTS, default=1
     )
