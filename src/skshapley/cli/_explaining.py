@@ -5,7 +5,7 @@ import time
 import pandas as pd
 
 from .._errors import UnsupportedModelError
-from .._output_choice import chosen_output
+from .._outputs import chosen_output
 from ..kernels import ProductKernelExplainer
 from ..trees import TreeExplainer
 from ._inputs import CommandError

@@ -5,7 +5,7 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
-from .._output_choice import chosen_output
+from .._outputs import chosen_output
 from . import _style
 from ._inputs import (
     about_output,

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._output_choice import output_position
+from .._outputs import output_position
 
 # Rows drawn in the beeswarm and dependence plots: beyond this, a seeded
 # random sample (the tables and the importance bars use every row).
