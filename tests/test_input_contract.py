@@ -383,7 +383,7 @@ def test_pipeline_output_and_game_arrays_must_be_real():
     model = make_pipeline(FunctionTransformer(), KernelRidge(kernel="rbf")).fit(X, y)
     # A step that turns complex after fitting (KernelRidge refuses complex).
     model.set_params(functiontransformer__func=lambda X: np.asarray(X) + 0j)
-    with pytest.raises(TypeError, match=r"preprocessing must be.*real.*complex128"):
+    with pytest.raises(ValueError, match=r"preprocessing: X holds complex.*complex128"):
         ProductKernelExplainer(model).fit().explain(rows())
     with pytest.raises(TypeError, match=r"a must be .*real numbers.*\(1\+1j\)"):
         product_shapley(np.array([1 + 1j, 2.0], dtype=object))

@@ -17,10 +17,14 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
+from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
+from ._groups import feature_players
 from ._input import array_values, check_unique_columns, frame_values
+from ._input_groups import input_groups
 from ._naming import model_name
+from ._pipeline import final_estimator
 from ._threads import effective_n_threads
 
 # Rows in the first chunk of an explanation observed by a progress callback;
@@ -59,12 +63,16 @@ class QuadratureUse:
 class BaseExplainer(BaseEstimator):
     """The explainer protocol, input validation and output construction.
 
-    Subclasses set ``feature_names_in_``, ``n_features_in_``,
-    ``output_names_``, ``raw_output_``, ``player_names_``,
-    ``expected_value_`` and ``columns_by_name_`` in ``fit``, name the
-    attribute that marks them fitted in ``_fitted_attribute``, and implement
-    ``_prepared`` (validated rows) and ``_explain_rows`` (the values of
-    validated rows).
+    Subclasses call ``_final_model`` in ``fit`` (it splits a pipeline or
+    search into its preprocessing and the model to parse), then
+    ``_fit_players`` with the parsed model's feature names (it sets
+    ``feature_names_in_``, ``n_features_in_``, ``columns_by_name_`` and
+    ``player_names_``), and set ``output_names_``, ``raw_output_`` and
+    ``expected_value_``; they name the attribute that marks them fitted in
+    ``_fitted_attribute``, and implement ``_prepared`` (the final model's
+    validated rows) and ``_explain_rows`` (the values of validated rows).
+    A pipeline's raw input goes through its preprocessing first
+    (``_prepared_input``), in one implementation for every explainer.
     """
 
     #: What the base value ``expected_value_`` is, in words, for reports.
@@ -99,7 +107,7 @@ class BaseExplainer(BaseEstimator):
             ``n_quadrature_points_`` and ``quadrature_error_bound_``.
         """
         check_is_fitted(self, self._fitted_attribute)
-        X, index = self._prepared(X)
+        X, index = self._prepared_input(X)
         n_threads = effective_n_threads(self.n_jobs)
         values = np.zeros((len(X), len(self.output_names_), len(self.player_names_)))
         if progress is None or len(X) == 0:
@@ -162,6 +170,84 @@ class BaseExplainer(BaseEstimator):
             size = max(1, int(np.clip(rate * _CHUNK_SECONDS, size // 4, size * 4)))
         return quadrature
 
+    def _final_model(self):
+        """The model to parse: a pipeline's last step, a search's best model.
+
+        Keeps the preprocessing steps (None if there are none), which
+        :meth:`_prepared_input` runs on the raw input.
+        """
+        self._preprocess, model = final_estimator(self.model)
+        return model
+
+    def _fit_players(self, names: np.ndarray, by_name: bool) -> np.ndarray | None:
+        """Set the input, feature and player attributes; each feature's player.
+
+        ``names`` are the features the parsed model reads (its own names if
+        ``by_name``). Without preprocessing they are the input; with it, the
+        input is the pipeline's, and the features are named by the
+        preprocessing's ``get_feature_names_out()``. Returns each feature's
+        player, or None if every feature is a player of its own.
+        """
+        self._model_features = (names, by_name)
+        if self._preprocess is None:
+            self.feature_names_in_, self.columns_by_name_ = names, by_name
+            self.n_features_in_ = len(names)
+        else:
+            self.n_features_in_ = self._preprocess.n_features_in_
+            self.feature_names_in_, self.columns_by_name_ = feature_names(
+                getattr(self._preprocess, "feature_names_in_", None),
+                self.n_features_in_,
+            )
+            names = _names_out(self._preprocess, names)
+        if isinstance(self.groups, str) and self.groups == "input":
+            players, self.player_names_ = self._input_players(names)
+        else:
+            players, self.player_names_ = feature_players(self.groups, names)
+        return players
+
+    def _input_players(self, names: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
+        """Players of ``groups="input"``: the raw input columns, in input order.
+
+        Each preprocessed feature belongs to the input column it comes from;
+        an input column the preprocessing drops is a player with no
+        features (a dummy, valued 0).
+        """
+        if self._preprocess is None:
+            return None, names
+        groups = input_groups(self._preprocess, list(self.feature_names_in_))
+        position = {name: j for j, name in enumerate(names)}
+        players = np.full(len(names), -1, dtype=np.intp)
+        for player, members in enumerate(groups.values()):
+            players[[position[member] for member in members]] = player
+        if (players < 0).any():
+            raise ValueError(
+                "groups='input': the preprocessed features "
+                f"{list(names[players < 0])} come from no input column."
+            )
+        return players, np.asarray(list(groups), dtype=object)
+
+    def _prepared_input(self, X) -> tuple[np.ndarray, pd.Index]:
+        """The final model's validated rows and ``X``'s index.
+
+        ``X`` is the model's input: a pipeline's raw input goes through its
+        preprocessing (DataFrame columns matched by name, as for any model)
+        before the explainer's ``_prepared`` validates what the final model
+        reads.
+        """
+        if self._preprocess is None:
+            return self._prepared(X)
+        index = None
+        if isinstance(X, pd.DataFrame):
+            index = X.index
+            X = self._columns(X, (self.feature_names_in_, self.columns_by_name_))
+            X = X if self.columns_by_name_ else X.to_numpy()
+        transformed = _transformed(self._preprocess, X)
+        try:
+            rows, default_index = self._prepared(transformed)
+        except ValueError as exc:
+            raise ValueError(f"After the pipeline's preprocessing: {exc}") from exc
+        return rows, default_index if index is None else index
+
     def _validate_X(
         self,
         X,
@@ -187,7 +273,7 @@ class BaseExplainer(BaseEstimator):
         if isinstance(X, pd.DataFrame):
             index = X.index
             array = frame_values(
-                self._model_columns(X),
+                self._columns(X, self._model_features),
                 categories_as_codes=categories_as_codes,
                 category_levels=category_levels,
                 categorical_features=categorical_features,
@@ -195,19 +281,24 @@ class BaseExplainer(BaseEstimator):
             )
         else:
             array = array_values(X)
-            self._check_shape(array.shape)
+            self._check_shape(array.shape, len(self._model_features[0]))
             index = pd.RangeIndex(len(array))
         self._check_values(array, allow_nan=allow_nan, allow_inf=allow_inf)
         return array, index
 
-    def _model_columns(self, X: pd.DataFrame) -> pd.DataFrame:
-        """A DataFrame's columns as the model's features, in the model's order."""
+    def _columns(self, X: pd.DataFrame, features: tuple) -> pd.DataFrame:
+        """A DataFrame's columns as ``features``, in their order.
+
+        ``features`` is ``(names, by_name)``: the names of the columns
+        expected, and whether they are matched by name (else by position).
+        """
         columns = [str(column) for column in X.columns]
         check_unique_columns(columns)
-        if not self.columns_by_name_:  # the model knows no names: by position
-            self._check_shape(X.shape)
+        names, by_name = features
+        if not by_name:  # the model knows no names: by position
+            self._check_shape(X.shape, len(names))
             return X
-        expected = list(self.feature_names_in_)
+        expected = list(names)
         missing = [name for name in expected if name not in columns]
         unknown = [name for name in columns if name not in expected]
         if missing or unknown:
@@ -217,11 +308,11 @@ class BaseExplainer(BaseEstimator):
             )
         return X.set_axis(columns, axis=1)[expected]
 
-    def _check_shape(self, shape: tuple[int, ...]) -> None:
-        """Raise unless ``shape`` is (n_samples, n_features_in_)."""
-        if len(shape) != 2 or shape[1] != self.n_features_in_:
+    def _check_shape(self, shape: tuple[int, ...], n_features: int) -> None:
+        """Raise unless ``shape`` is (n_samples, n_features)."""
+        if len(shape) != 2 or shape[1] != n_features:
             raise ValueError(
-                f"X must have shape (n_samples, {self.n_features_in_}), the "
+                f"X must have shape (n_samples, {n_features}), the "
                 f"model's number of features; got shape {shape}."
             )
 
@@ -240,7 +331,7 @@ class BaseExplainer(BaseEstimator):
         """Raise a ValueError naming the first column where ``found`` is set."""
         columns = np.flatnonzero(found.any(axis=0))
         if len(columns):
-            name = self.feature_names_in_[columns[0]]
+            name = self._model_features[0][columns[0]]
             raise ValueError(f"X contains {what} (column {name!r}).")
 
     def __sklearn_clone__(self):
@@ -285,3 +376,32 @@ def feature_names(names, n_features: int) -> tuple[np.ndarray, bool]:
     if names is None:
         return np.asarray([f"x{j}" for j in range(n_features)], dtype=object), False
     return np.asarray([str(name) for name in names], dtype=object), True
+
+
+def _names_out(preprocess: Pipeline, default: np.ndarray) -> np.ndarray:
+    """The names of the preprocessed features, as the final model reads them.
+
+    ``default`` (the final model's own) where the preprocessing cannot name
+    them, or names a different number of them.
+    """
+    try:
+        names = preprocess.get_feature_names_out()
+    except (AttributeError, TypeError, ValueError):
+        return default
+    if names is None or len(names) != len(default):
+        return default
+    return np.asarray(names, dtype=object)
+
+
+def _transformed(preprocess: Pipeline, X):
+    """``X`` through the pipeline's preprocessing, as the final model reads it."""
+    try:
+        return preprocess.transform(X)
+    # A pipeline read from a file may hold steps whose attributes have the
+    # wrong type or shape; scikit-learn then fails with a lookup or type error.
+    except (AttributeError, IndexError, KeyError, TypeError) as exc:
+        raise ValueError(
+            f"The pipeline's preprocessing failed on X ({type(exc).__name__}: "
+            f"{exc}): check X's columns and types; otherwise the model is "
+            "malformed (its file may be corrupt)."
+        ) from exc

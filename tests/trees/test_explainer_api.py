@@ -137,11 +137,11 @@ Namesake.__name__ = Namesake.__qualname__ = "DecisionTreeRegressor"
     "model",
     [
         LinearRegression().fit([[0.0], [1.0]], [0.0, 1.0]),
-        make_pipeline(DecisionTreeRegressor()).fit([[0.0], [1.0]], [0.0, 1.0]),
+        make_pipeline(LinearRegression()).fit([[0.0], [1.0]], [0.0, 1.0]),
         IsolationForest(n_estimators=2, random_state=0).fit([[0.0], [1.0]]),
         Namesake().fit([[0.0], [1.0]], [0.0, 1.0]),
     ],
-    ids=["linear", "pipeline", "isolation_forest", "namesake"],
+    ids=["linear", "pipeline_of_linear", "isolation_forest", "namesake"],
 )
 def test_unsupported_model(model):
     with pytest.raises(TypeError, match="does not support") as info:

@@ -4,15 +4,10 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
-from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseExplainer, QuadratureUse, feature_names
-from .._groups import feature_players
-from .._malformed import malformed_model_errors
 from .._threads import effective_n_threads
-from .._validation import check_finite_array
 from ..games._product import solve_games
 from ..games._quadrature import check_n_quadrature_points
 from ._sklearn import parse_kernel_model
@@ -163,21 +158,13 @@ class ProductKernelExplainer(BaseExplainer):
         """
         check_n_quadrature_points(self.n_quadrature_points)
         effective_n_threads(self.n_jobs)  # refuses a bad n_jobs before any work
-        self._preprocess, estimator = _split_pipeline(self.model)
-        game = parse_kernel_model(estimator)
+        game = parse_kernel_model(self._final_model())
         self.game_ = game
-        explained, by_name = feature_names(game.feature_names, game.n_features)
-        if self._preprocess is None:
-            self.feature_names_in_, self.columns_by_name_ = explained, by_name
-            self.n_features_in_ = game.n_features
-        else:
-            self.n_features_in_ = self.model.n_features_in_
-            self.feature_names_in_, self.columns_by_name_ = feature_names(
-                getattr(self.model, "feature_names_in_", None), self.n_features_in_
-            )
-            explained = _names_out(self._preprocess, explained)
-        players, self.player_names_ = feature_players(self.groups, explained)
-        self._partition = None if players is None else _partition(players)
+        names, by_name = feature_names(game.feature_names, game.n_features)
+        players = self._fit_players(names, by_name)
+        self._partition = (
+            None if players is None else _partition(players, len(self.player_names_))
+        )
         self.output_names_ = game.output_names
         self.raw_output_ = game.raw_output
         self.expected_value_ = self._per_output(game.expected_value)
@@ -236,7 +223,7 @@ class ProductKernelExplainer(BaseExplainer):
             or the latent mean: what :meth:`explain` attributes.
         """
         check_is_fitted(self, "game_")
-        X, _ = self._prepared(X)
+        X, _ = self._prepared_input(X)
         game = self.game_
         out = np.tile(game.intercept, (len(X), 1))
         for component in game.components:
@@ -278,17 +265,20 @@ class ProductKernelExplainer(BaseExplainer):
         """Each player's log kernel factor: a group's is its members' sum."""
         if self._partition is None:
             return log_factors
-        members, starts = self._partition
-        return np.add.reduceat(log_factors[:, :, members], starts, axis=2)
+        members, occupied, starts = self._partition
+        summed = np.add.reduceat(log_factors[:, :, members], starts, axis=2)
+        n_players = len(self.player_names_)
+        if len(occupied) == n_players:
+            return summed
+        # A player with no features (an input column the pipeline drops)
+        # keeps log factor 0: its kernel factor is 1, a dummy valued 0.
+        grouped = np.zeros(log_factors.shape[:2] + (n_players,))
+        grouped[:, :, occupied] = summed
+        return grouped
 
     def _prepared(self, X) -> tuple[np.ndarray, pd.Index]:
-        """The rows the kernel sees: validated, through a pipeline's steps."""
-        if self._preprocess is None:
-            X, index = self._validate_X(X, allow_nan=False, allow_inf=False)
-        else:
-            index = X.index if isinstance(X, pd.DataFrame) else None
-            X = _transformed(self._preprocess, X, self.game_.n_features)
-            index = pd.RangeIndex(len(X)) if index is None else index
+        """The rows the kernel model reads, validated."""
+        X, index = self._validate_X(X, allow_nan=False, allow_inf=False)
         if self.game_.nonnegative_inputs and (X < 0).any():
             raise ValueError(
                 "X contains negative values, for which the chi-squared kernel "
@@ -297,66 +287,14 @@ class ProductKernelExplainer(BaseExplainer):
         return X, index
 
 
-def _partition(players: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The features in player order, and where each player starts among them."""
+def _partition(players: np.ndarray, n_players: int) -> tuple[np.ndarray, ...]:
+    """The features in player order, the players that have features, and
+    where each of those starts among the features."""
     members = np.argsort(players, kind="stable")
-    starts = np.searchsorted(players[members], np.arange(players.max() + 1))
-    return members.astype(np.intp), starts.astype(np.intp)
-
-
-@malformed_model_errors
-def _split_pipeline(model) -> tuple[Pipeline | None, object]:
-    """A pipeline's preprocessing steps and final model (``None`` and the model)."""
-    if not isinstance(model, Pipeline):
-        return None, model
-    steps = model.steps
-    if not (
-        isinstance(steps, list)
-        and steps
-        and all(isinstance(step, tuple) and len(step) == 2 for step in steps)
-    ):
-        raise ValueError(
-            "The pipeline is malformed: its steps must be a non-empty list of "
-            "(name, estimator) pairs; the model file may be corrupt."
-        )
-    check_is_fitted(model)
-    return (model[:-1] if len(model) > 1 else None), model[-1]
-
-
-def _names_out(preprocess: Pipeline, default: np.ndarray) -> np.ndarray:
-    """The names of the preprocessed features, as the kernel model sees them."""
-    try:
-        names = preprocess.get_feature_names_out()
-    except (AttributeError, TypeError, ValueError):
-        return default
-    if names is None or len(names) != len(default):
-        return default
-    return np.asarray(names, dtype=object)
-
-
-def _transformed(preprocess: Pipeline, X, n_features: int) -> np.ndarray:
-    """``X`` through the pipeline's preprocessing, as finite float64 rows."""
-    try:
-        transformed = preprocess.transform(X)
-    # A pipeline read from a file may hold steps whose attributes have the
-    # wrong type or shape; scikit-learn then fails with a lookup or type error.
-    except (AttributeError, IndexError, KeyError, TypeError) as exc:
-        raise ValueError(
-            f"The pipeline's preprocessing failed on X ({type(exc).__name__}: "
-            f"{exc}): check X's columns and types; otherwise the model is "
-            "malformed (its file may be corrupt)."
-        ) from exc
-    if sp.issparse(transformed):
-        transformed = transformed.toarray()
-    transformed = check_finite_array(
-        transformed, "X after the pipeline's preprocessing", ndim=(2,)
-    )
-    if transformed.shape[1] != n_features:
-        raise ValueError(
-            f"The pipeline's preprocessing gives {transformed.shape[1]} features; "
-            f"its final model expects {n_features}."
-        )
-    return transformed
+    counts = np.bincount(players, minlength=n_players)
+    occupied = np.flatnonzero(counts)
+    starts = (np.cumsum(counts) - counts)[occupied]
+    return members.astype(np.intp), occupied, starts.astype(np.intp)
 
 
 def _blocks(shape: tuple[int, int], n_references: int):

@@ -7,7 +7,6 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseExplainer, feature_names
-from .._groups import feature_players
 from .._input import float32_unless_float
 from .._limits import MAX_SCRATCH_BYTES_PER_THREAD
 from .._threads import effective_n_threads
@@ -163,12 +162,9 @@ class TreeExplainer(BaseExplainer):
             )
         check_n_quadrature_points(self.n_quadrature_points)
         effective_n_threads(self.n_jobs)  # refuses a bad n_jobs before any work
-        ensemble = parse_model(self.model)
-        self.feature_names_in_, self.columns_by_name_ = feature_names(
-            ensemble.feature_names, ensemble.n_features
-        )
-        players, self.player_names_ = feature_players(
-            self.groups, self.feature_names_in_
+        ensemble = parse_model(self._final_model())
+        players = self._fit_players(
+            *feature_names(ensemble.feature_names, ensemble.n_features)
         )
         if players is None:
             players = np.arange(ensemble.n_features)
@@ -196,7 +192,6 @@ class TreeExplainer(BaseExplainer):
         self.quadrature_error_bound_ = 0.0 if (n_points >= exact).all() else None
         self._rules = Rules.stack(n_points)
         self._cover_ratio = _cover_ratios(ensemble)
-        self.n_features_in_ = ensemble.n_features
         self.output_names_ = ensemble.output_names
         self.raw_output_ = ensemble.raw_output
         self.expected_value_ = self._per_output(_expected_value(ensemble))
@@ -227,7 +222,7 @@ class TreeExplainer(BaseExplainer):
             class scores (boosting): what :meth:`explain` attributes.
         """
         check_is_fitted(self, "ensemble_")
-        X, _ = self._prepared(X)
+        X, _ = self._prepared_input(X)
         ensemble = self.ensemble_
         out = np.tile(ensemble.base_offset, (len(X), 1))
         self._forest().predict(X, out, effective_n_threads(self.n_jobs))
