@@ -188,8 +188,8 @@ class BaseExplainer(BaseEstimator):
         preprocessing's ``get_feature_names_out()``. Returns each feature's
         player, or None if every feature is a player of its own.
         """
-        self._model_features = (names, by_name)
         if self._preprocess is None:
+            self._model_features = (names, by_name)
             self.feature_names_in_, self.columns_by_name_ = names, by_name
             self.n_features_in_ = len(names)
         else:
@@ -198,7 +198,12 @@ class BaseExplainer(BaseEstimator):
                 getattr(self._preprocess, "feature_names_in_", None),
                 self.n_features_in_,
             )
-            names = _names_out(self._preprocess, names)
+            named = _names_out(self._preprocess, names)
+            # A model that knows its names is matched by them (as its library
+            # spells them); errors on one that does not name the features as
+            # the preprocessing does.
+            self._model_features = (names if by_name else named, by_name)
+            names = named
         if isinstance(self.groups, str) and self.groups == "input":
             players, self.player_names_ = self._input_players(names)
         else:

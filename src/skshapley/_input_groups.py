@@ -12,8 +12,6 @@ def input_groups(preprocess, input_names: Sequence[str]) -> dict[str, list[str]]
     groups = {name: [] for name in input_names}
     for out in preprocess.get_feature_names_out():
         bare = str(out).split("__")[-1].removeprefix("missingindicator_")
-        owner = max(
-            (name for name in input_names if bare.startswith(name)), key=len
-        )
+        owner = max((name for name in input_names if bare.startswith(name)), key=len)
         groups[owner].append(str(out))
     return groups

@@ -16,7 +16,12 @@ from ._malformed import malformed_model_errors
 
 # Searches whose best_estimator_ is the model, when refitted (refit=True).
 _SEARCHES = frozenset(
-    {"GridSearchCV", "RandomizedSearchCV", "HalvingGridSearchCV", "HalvingRandomSearchCV"}
+    {
+        "GridSearchCV",
+        "RandomizedSearchCV",
+        "HalvingGridSearchCV",
+        "HalvingRandomSearchCV",
+    }
 )
 
 # Wrappers explained only through what they wrap: why, and what to pass.
@@ -125,13 +130,13 @@ def _unwrapped_search(model):
     cls = type(model)
     if not (cls.__name__ in _SEARCHES and cls.__module__.startswith("sklearn.")):
         return model
+    check_is_fitted(model)
     if getattr(model, "refit", True) is False:
         raise UnsupportedModelError(
             f"The {cls.__name__} was fitted with refit=False, so it has no "
             "best_estimator_; refit it with refit=True, or pass the model "
             "fitted with its best_params_."
         )
-    check_is_fitted(model, "best_estimator_")
     return model.best_estimator_
 
 

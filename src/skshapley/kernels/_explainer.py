@@ -272,7 +272,7 @@ class ProductKernelExplainer(BaseExplainer):
             return summed
         # A player with no features (an input column the pipeline drops)
         # keeps log factor 0: its kernel factor is 1, a dummy valued 0.
-        grouped = np.zeros(log_factors.shape[:2] + (n_players,))
+        grouped = np.zeros((*log_factors.shape[:2], n_players))
         grouped[:, :, occupied] = summed
         return grouped
 
