@@ -267,3 +267,10 @@ def test_preprocessing_errors_say_where(data):
         ValueError, match=r"After the pipeline's preprocessing: X contains NaN.*'bp'"
     ):
         explainer.explain(numeric.iloc[:8])
+
+
+def test_groups_string_other_than_input(data):
+    X, y = data
+    model = make_pipeline(preprocessing(), RandomForestRegressor(n_estimators=2))
+    with pytest.raises(ValueError, match=r'"input" or None; got \'inputs\''):
+        TreeExplainer(model.fit(X, y), groups="inputs").fit()

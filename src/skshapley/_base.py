@@ -204,7 +204,12 @@ class BaseExplainer(BaseEstimator):
             # the preprocessing does.
             self._model_features = (names if by_name else named, by_name)
             names = named
-        if isinstance(self.groups, str) and self.groups == "input":
+        if isinstance(self.groups, str):
+            if self.groups != "input":
+                raise ValueError(
+                    'groups must be a mapping {group_name: [columns]}, "input" '
+                    f"or None; got {self.groups!r}."
+                )
             players, self.player_names_ = self._input_players(names)
         else:
             players, self.player_names_ = feature_players(self.groups, names)

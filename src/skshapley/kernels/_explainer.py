@@ -41,13 +41,18 @@ class ProductKernelExplainer(BaseExplainer):
         ``nu=inf``), ``ConstantKernel`` and ``WhiteKernel`` by sums and
         products. Or a ``Pipeline`` of preprocessing steps ending in one of
         these, explained in the preprocessed features (named by
-        ``get_feature_names_out()``).
-    groups : mapping of str to list, default=None
+        ``get_feature_names_out()``) from the raw input, or a fitted
+        ``GridSearchCV`` (or randomized or halving search) with
+        ``refit=True``, whose ``best_estimator_`` is explained.
+    groups : mapping of str to list or "input", default=None
         Feature groups ``{group_name: [columns]}``, columns by feature name
         (or position); for a pipeline, the preprocessed features'. Each
         group is one player whose kernel factor is the product of its
         members' factors, so grouped values are exact. Features in no group
-        stay players of their own.
+        stay players of their own. ``"input"``: one player per raw input
+        column of a pipeline, holding the preprocessed features that come
+        from it; the columns of :meth:`explain` are then the input columns,
+        and one the pipeline drops is valued 0.
     n_quadrature_points : "auto" or int, default="auto"
         Quadrature points per reference point and explained row. ``"auto"``
         uses the exact rule ``ceil(d / 2)`` for ``d`` non-dummy players while
@@ -81,9 +86,10 @@ class ProductKernelExplainer(BaseExplainer):
         The columns of :meth:`explain`: the group names, then the features in
         no group (the feature names when there are no groups).
     feature_names_in_ : ndarray of str
-        The model's feature names (``x0, x1, ...`` if it has none).
+        The model's feature names (``x0, x1, ...`` if it has none); for a
+        pipeline, its input columns.
     n_features_in_ : int
-        The number of features.
+        The number of features (of a pipeline: of its input).
     columns_by_name_ : bool
         Whether DataFrame columns are matched to the model's features by
         name (the model, or the pipeline, knows its feature names) or by
@@ -132,7 +138,7 @@ class ProductKernelExplainer(BaseExplainer):
         self,
         model,
         *,
-        groups: Mapping[str, list] | None = None,
+        groups: Mapping[str, list] | str | None = None,
         n_quadrature_points: int | str = "auto",
         n_jobs: int | None = None,
     ):

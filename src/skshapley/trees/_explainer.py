@@ -41,18 +41,26 @@ class TreeExplainer(BaseExplainer):
         A fitted tree model: scikit-learn's ``DecisionTree*``,
         ``ExtraTree*``, ``RandomForest*``, ``ExtraTrees*``,
         ``GradientBoosting*`` or ``HistGradientBoosting*`` (regressor or
-        classifier).
+        classifier), XGBoost or LightGBM. Or a ``Pipeline`` of preprocessing
+        steps ending in one (explained in the preprocessed features, named
+        by ``get_feature_names_out()``, from the raw input), or a fitted
+        ``GridSearchCV`` (or randomized or halving search) with
+        ``refit=True``, whose ``best_estimator_`` is explained.
     feature_perturbation : {"tree_path_dependent"}, default="tree_path_dependent"
         The value function: absent features follow both branches of their
         splits, weighted by the training cover (shap's
         ``"tree_path_dependent"``).
-    groups : mapping of str to list, default=None
+    groups : mapping of str to list or "input", default=None
         Feature groups ``{group_name: [columns]}``, columns by feature name
-        (or position). Each group is one player: absent, all its features
-        follow both branches of their splits; present, the sample's path.
-        The values are the exact Shapley values of that game of groups (not
-        sums of the members' values). Features in no group stay players of
-        their own.
+        (or position); for a pipeline, the preprocessed features'. Each
+        group is one player: absent, all its features follow both branches
+        of their splits; present, the sample's path. The values are the
+        exact Shapley values of that game of groups (not sums of the
+        members' values). Features in no group stay players of their own.
+        ``"input"``: one player per raw input column of a pipeline, holding
+        the preprocessed features that come from it (one-hot columns,
+        missing indicators, ...); the columns of :meth:`explain` are then
+        the input columns, and one the pipeline drops is valued 0.
     n_quadrature_points : "auto" or int, default="auto"
         Quadrature points per tree. ``"auto"`` uses ``ceil(D / 2)`` for the
         tree's largest number ``D`` of distinct players on a path, which is
@@ -82,9 +90,10 @@ class TreeExplainer(BaseExplainer):
         when an integer ``n_quadrature_points`` is below the exact rule of
         some tree, whose values are then approximate with no computed bound.
     feature_names_in_ : ndarray of str
-        The model's feature names (``x0, x1, ...`` if it has none).
+        The model's feature names (``x0, x1, ...`` if it has none); for a
+        pipeline, its input columns.
     n_features_in_ : int
-        The number of features.
+        The number of features (of a pipeline: of its input).
     player_names_ : ndarray of str
         The columns of :meth:`explain`: the group names, then the features in
         no group (the feature names when there are no groups).
@@ -129,7 +138,7 @@ class TreeExplainer(BaseExplainer):
         model,
         *,
         feature_perturbation: str = "tree_path_dependent",
-        groups: Mapping[str, list] | None = None,
+        groups: Mapping[str, list] | str | None = None,
         n_quadrature_points: int | str = "auto",
         n_jobs: int | None = None,
     ):
