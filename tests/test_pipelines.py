@@ -274,3 +274,13 @@ def test_groups_string_other_than_input(data):
     model = make_pipeline(preprocessing(), RandomForestRegressor(n_estimators=2))
     with pytest.raises(ValueError, match=r'"input" or None; got \'inputs\''):
         TreeExplainer(model.fit(X, y), groups="inputs").fit()
+
+
+def test_features_traced_to_no_input_are_refused(data, monkeypatch):
+    # The contract input_groups keeps: every preprocessed feature has an input.
+    X, y = data
+    model = make_pipeline(preprocessing(), RandomForestRegressor(n_estimators=2))
+    partial = dict(INPUTS, bp=["simpleimputer__bp"])
+    monkeypatch.setattr("skshapley._base.input_groups", lambda *args: partial)
+    with pytest.raises(ValueError, match=r"\['simpleimputer__missingindicator_bp'\]"):
+        TreeExplainer(model.fit(X, y), groups="input").fit()
