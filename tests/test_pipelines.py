@@ -25,7 +25,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.svm import SVR
 
-from skshapley import ProductKernelExplainer, TreeExplainer
+from skshapley import ProductKernelExplainer, TreeExplainer, UnsupportedModelError
 
 # The raw input columns, in X's order, and the preprocessed features each
 # one becomes (written out by hand from the ColumnTransformer below); s1 is
@@ -284,3 +284,10 @@ def test_features_traced_to_no_input_are_refused(data, monkeypatch):
     monkeypatch.setattr("skshapley._base.input_groups", lambda *args: partial)
     with pytest.raises(ValueError, match=r"\['simpleimputer__missingindicator_bp'\]"):
         TreeExplainer(model.fit(X, y), groups="input").fit()
+
+
+def test_unsupported_final_step_is_named(data):
+    X, y = data
+    model = make_pipeline(preprocessing(), SVR(kernel="linear")).fit(X, y)
+    with pytest.raises(UnsupportedModelError, match=r"SVR.*in the Pipeline\.$"):
+        TreeExplainer(model).fit()

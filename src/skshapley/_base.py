@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
+from ._errors import UnsupportedModelError
 from ._groups import feature_players
 from ._input import array_values, check_unique_columns, frame_values
 from ._input_groups import input_groups
@@ -63,9 +64,9 @@ class QuadratureUse:
 class BaseExplainer(BaseEstimator):
     """The explainer protocol, input validation and output construction.
 
-    Subclasses call ``_final_model`` in ``fit`` (it splits a pipeline or
-    search into its preprocessing and the model to parse), then
-    ``_fit_players`` with the parsed model's feature names (it sets
+    Subclasses call ``_parsed_model`` in ``fit`` (it splits a pipeline or
+    search into its preprocessing and the model to parse, and parses it),
+    then ``_fit_players`` with the parsed model's feature names (it sets
     ``feature_names_in_``, ``n_features_in_``, ``columns_by_name_`` and
     ``player_names_``), and set ``output_names_``, ``raw_output_`` and
     ``expected_value_``; they name the attribute that marks them fitted in
@@ -170,14 +171,23 @@ class BaseExplainer(BaseEstimator):
             size = max(1, int(np.clip(rate * _CHUNK_SECONDS, size // 4, size * 4)))
         return quadrature
 
-    def _final_model(self):
-        """The model to parse: a pipeline's last step, a search's best model.
+    def _parsed_model(self, parse: Callable):
+        """The model to explain, parsed by ``parse``.
 
-        Keeps the preprocessing steps (None if there are none), which
-        :meth:`_prepared_input` runs on the raw input.
+        That is a pipeline's last step or a search's best model; the
+        preprocessing steps (None if there are none) are kept for
+        :meth:`_prepared_input`. An unsupported final model is named as
+        what the wrapper holds.
         """
         self._preprocess, model = final_estimator(self.model)
-        return model
+        try:
+            return parse(model)
+        except UnsupportedModelError as exc:
+            if model is self.model:
+                raise
+            raise UnsupportedModelError(
+                f"{exc} It is the model in the {type(self.model).__name__}."
+            ) from exc
 
     def _fit_players(self, names: np.ndarray, by_name: bool) -> np.ndarray | None:
         """Set the input, feature and player attributes; each feature's player.

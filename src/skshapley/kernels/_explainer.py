@@ -164,7 +164,7 @@ class ProductKernelExplainer(BaseExplainer):
         """
         check_n_quadrature_points(self.n_quadrature_points)
         effective_n_threads(self.n_jobs)  # refuses a bad n_jobs before any work
-        game = parse_kernel_model(self._final_model())
+        game = self._parsed_model(parse_kernel_model)
         self.game_ = game
         names, by_name = feature_names(game.feature_names, game.n_features)
         players = self._fit_players(names, by_name)

@@ -171,7 +171,7 @@ class TreeExplainer(BaseExplainer):
             )
         check_n_quadrature_points(self.n_quadrature_points)
         effective_n_threads(self.n_jobs)  # refuses a bad n_jobs before any work
-        ensemble = parse_model(self._final_model())
+        ensemble = self._parsed_model(parse_model)
         players = self._fit_players(
             *feature_names(ensemble.feature_names, ensemble.n_features)
         )
