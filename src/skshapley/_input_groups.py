@@ -167,7 +167,9 @@ def _column_transformer(sources: Sources, step: ColumnTransformer, path: str):
         if where.stop == where.start:  # dropped, or given no columns
             continue
         positions = _column_positions(columns, names_in, len(sources))
-        traced = _sources([sources[p] for p in positions], transformer, _join(path, name))
+        traced = _sources(
+            [sources[p] for p in positions], transformer, _join(path, name)
+        )
         out[where] = traced
     return out
 
@@ -229,7 +231,9 @@ def _leaf_sources(sources: Sources, step, n_out: int) -> Sources:
         # their statistic is NaN; the indicator's columns follow.
         kept = [s for s, stat in zip(sources, step.statistics_) if not pd.isna(stat)]
         indicator = step.indicator_
-        return kept + ([] if indicator is None else _leaf_sources(sources, indicator, 0))
+        return kept + (
+            [] if indicator is None else _leaf_sources(sources, indicator, 0)
+        )
     if isinstance(step, MissingIndicator):
         return [sources[j] for j in step.features_]
     if isinstance(step, SelectorMixin):
