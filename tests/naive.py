@@ -237,7 +237,7 @@ def path_dependent_value(table, x, coalition):
 
 
 def coalition_of_players(players, mask):
-    """The features of the players in the bitmask ``mask`` (players: lists of features)."""
+    """The features of the players in bitmask ``mask``; a player is a feature list."""
     return {j for p, group in enumerate(players) if (mask >> p) & 1 for j in group}
 
 

@@ -207,7 +207,9 @@ def _leaf(sources: Sources, step, label: str) -> Sources:
         if not source:
             # A constant column (a polynomial's bias): its inputs' own.
             out[column] = frozenset().union(*sources)
-    mixed = [str(name) for name, source in zip(names, out) if len(source) > 1]
+    mixed = [
+        str(name) for name, source in zip(names, out, strict=True) if len(source) > 1
+    ]
     if mixed:
         inputs = sorted(frozenset().union(*sources))
         raise ValueError(
@@ -229,7 +231,11 @@ def _leaf_sources(sources: Sources, step, n_out: int) -> Sources:
     if isinstance(step, SimpleImputer):
         # All-missing columns are dropped unless keep_empty_features, and
         # their statistic is NaN; the indicator's columns follow.
-        kept = [s for s, stat in zip(sources, step.statistics_) if not pd.isna(stat)]
+        kept = [
+            s
+            for s, stat in zip(sources, step.statistics_, strict=True)
+            if not pd.isna(stat)
+        ]
         indicator = step.indicator_
         return kept + (
             [] if indicator is None else _leaf_sources(sources, indicator, 0)
@@ -243,10 +249,8 @@ def _leaf_sources(sources: Sources, step, n_out: int) -> Sources:
             frozenset().union(*(sources[j] for j in np.flatnonzero(powers)))
             for powers in step.powers_
         ]
-    if (
-        isinstance(step, _COLUMNWISE + (KBinsDiscretizer,))
-        or isinstance(step, FunctionTransformer)
-        and step.feature_names_out == "one-to-one"
+    if isinstance(step, (*_COLUMNWISE, KBinsDiscretizer)) or (
+        isinstance(step, FunctionTransformer) and step.feature_names_out == "one-to-one"
     ):
         return list(sources)
     return [frozenset().union(*sources)] * n_out
@@ -268,7 +272,11 @@ def _one_hot_widths(encoder: OneHotEncoder) -> list[int]:
 
 def _repeat(sources: Sources, widths) -> Sources:
     """Each input's sources repeated over its block of ``widths`` columns."""
-    return [source for source, width in zip(sources, widths) for _ in range(width)]
+    return [
+        source
+        for source, width in zip(sources, widths, strict=True)
+        for _ in range(width)
+    ]
 
 
 def _names_out(step, label: str) -> np.ndarray:
