@@ -100,7 +100,8 @@ def test_column_selector_and_remainder_transformer():
 
 
 @pytest.mark.parametrize(
-    "columns", [[1, 0], slice(0, 2), [True, True, False], slice("age", "sex")]
+    "columns",
+    [[1, 0], [-3, -2], slice(0, 2), [True, True, False], slice("age", "sex")],
 )
 def test_column_specs_as_positions_slices_and_masks(columns):
     ct = ColumnTransformer([("enc", OrdinalEncoder(), columns)], remainder="drop")
@@ -226,7 +227,9 @@ def test_feature_selection_keeps_its_columns_sources():
 
 def test_nested_pipelines_and_feature_union():
     numeric = make_pipeline(SimpleImputer(add_indicator=True), StandardScaler())
-    union = make_union(StandardScaler(), make_pipeline(MinMaxScaler(), "passthrough"))
+    union = make_union(
+        StandardScaler(), make_pipeline(MinMaxScaler(), "passthrough"), "drop"
+    )
     ct = make_column_transformer(
         (numeric, ["bmi"]),
         (union, ["age"]),

@@ -190,7 +190,7 @@ def _column_positions(columns, names_in, n_features: int) -> list[int]:
     if columns.dtype == bool:
         return np.flatnonzero(columns).tolist()
     if columns.dtype.kind in "iu":
-        return (columns % n_features).tolist()  # negative positions count back
+        return columns.tolist()  # negative positions count back, as in lists
     return index.get_indexer(columns).tolist()
 
 
