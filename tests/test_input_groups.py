@@ -318,3 +318,10 @@ def test_layout_that_disagrees_with_the_names_is_an_error():
 
     with pytest.raises(ValueError, match="names 4 output columns, its fitted"):
         groups_of(Doubling(), NUMERIC)
+
+
+def test_malformed_fitted_attributes_are_a_value_error():
+    encoder = OneHotEncoder().fit(X[["sex"]])
+    encoder.categories_ = 5  # as a corrupt model file may hold
+    with pytest.raises(ValueError, match="OneHotEncoder is malformed"):
+        input_groups(encoder, ["sex"])

@@ -10,6 +10,7 @@ mix all its inputs into each of its outputs: that is exact when it sees one
 input column and an error naming it otherwise, never a wrong group.
 """
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -34,6 +35,8 @@ from sklearn.preprocessing import (
     StandardScaler,
     TargetEncoder,
 )
+
+from ._malformed import malformed_model_errors
 
 # Sources of each column of a table: the raw input columns it is computed from.
 Sources = list[frozenset[str]]
@@ -101,14 +104,18 @@ def input_groups(preprocess, input_names: Sequence[str]) -> dict[str, list[str]]
     {'age': ['remainder__age'], 'sex': ['onehotencoder__sex_f', 'onehotencoder__sex_m']}
     """
     input_names = [str(name) for name in input_names]
-    sources = _sources(_fitted_names_in(preprocess, input_names), preprocess, "")
+    # A preprocessing read from a file may hold attributes of any type; what
+    # the tracing does not check by name becomes one ValueError.
+    traced = malformed_model_errors(functools.partial(_traced, names=input_names))
+    return traced(preprocess)
+
+
+def _traced(preprocess, names: list[str]) -> dict[str, list[str]]:
+    """:func:`input_groups`, on a preprocessing whose attributes may be malformed."""
+    sources = _sources(_fitted_names_in(preprocess, names), preprocess, "")
     names_out = _names_out(preprocess, _label(preprocess, ""))
-    if len(names_out) != len(sources):
-        raise ValueError(
-            f"groups='input' cannot trace {type(preprocess).__name__}: it names "
-            f"{len(names_out)} output columns, its steps give {len(sources)}."
-        )
-    groups: dict[str, list[str]] = {name: [] for name in input_names}
+    groups: dict[str, list[str]] = {name: [] for name in names}
+    # The leaves checked their column counts, so the names and sources pair up.
     for name, source in zip(names_out, sources, strict=True):
         (origin,) = source  # _leaf made sure every column has one source
         groups[origin].append(str(name))
