@@ -5,8 +5,9 @@ constructor stores parameters, ``fit`` parses the model, ``explain`` returns
 a pandas DataFrame with one row per sample and one column per feature (or a
 ``(output, feature)`` MultiIndex for several outputs). What reports and the
 command line read of an explainer is public and documented here:
-``describe()``, ``base_value_meaning``, ``columns_by_name_``, the
-``progress`` callback of ``explain`` and the fitted attributes.
+``supports(model)``, ``describe()``, ``base_value_meaning``,
+``columns_by_name_``, the ``progress`` and ``output`` arguments of
+``explain`` and the fitted attributes.
 """
 
 import time
@@ -17,10 +18,14 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
+from ._errors import UnsupportedModelError
 from ._input import array_values, check_unique_columns, frame_values
 from ._naming import model_name
+from ._outputs import output_position
+from ._pipeline import final_estimator
 from ._threads import effective_n_threads
 
 # Rows in the first chunk of an explanation observed by a progress callback;
@@ -63,8 +68,9 @@ class BaseExplainer(BaseEstimator):
     ``output_names_``, ``raw_output_``, ``player_names_``,
     ``expected_value_`` and ``columns_by_name_`` in ``fit``, name the
     attribute that marks them fitted in ``_fitted_attribute``, and implement
-    ``_prepared`` (validated rows) and ``_explain_rows`` (the values of
-    validated rows).
+    ``_prepared`` (validated rows), ``_explain_rows`` (the values of
+    validated rows) and ``_parse`` (the parser of their final models, which
+    raises :class:`~skshapley.UnsupportedModelError` for others).
     """
 
     #: What the base value ``expected_value_`` is, in words, for reports.
@@ -73,8 +79,59 @@ class BaseExplainer(BaseEstimator):
     # The fitted attribute that check_is_fitted looks for.
     _fitted_attribute: ClassVar[str] = ""
 
+    # The parser of the models the explainer reads (a pipeline's final step).
+    _parse: ClassVar[Callable[[object], object]]
+
+    @classmethod
+    def supports(cls, model) -> bool:
+        """Whether the explainer explains ``model``.
+
+        True if and only if :meth:`fit` would not raise
+        :class:`~skshapley.UnsupportedModelError`: a pipeline is judged by
+        its final step. A model of a supported kind that is not fitted, or
+        is malformed, is supported (``fit`` says what is wrong with it).
+
+        Parameters
+        ----------
+        model : estimator
+            A model, or a ``Pipeline`` ending in one.
+
+        Returns
+        -------
+        supported : bool
+            Whether the explainer explains this kind of model.
+
+        Examples
+        --------
+        >>> from sklearn.linear_model import LinearRegression
+        >>> from sklearn.tree import DecisionTreeRegressor
+        >>> from skshapley import TreeExplainer
+        >>> TreeExplainer.supports(DecisionTreeRegressor().fit([[0.0]], [1.0]))
+        True
+        >>> TreeExplainer.supports(LinearRegression())
+        False
+        """
+        return cls._refusal(model) is None
+
+    @classmethod
+    def _refusal(cls, model) -> UnsupportedModelError | None:
+        """The error :meth:`fit` would raise for ``model``'s kind, or None."""
+        try:
+            cls._parse(final_estimator(model)[1])
+        except UnsupportedModelError as exc:
+            return exc
+        # Raised only for models of a supported kind (parsers check the kind
+        # first): fit reports them.
+        except (NotFittedError, ValueError):
+            return None
+        return None
+
     def explain(
-        self, X, *, progress: Callable[[int, int], None] | None = None
+        self,
+        X,
+        *,
+        output=None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> pd.DataFrame:
         """Shapley values of the model's output for each row of ``X``.
 
@@ -82,6 +139,11 @@ class BaseExplainer(BaseEstimator):
         ----------
         X : array-like or pandas.DataFrame of shape (n_samples, n_features)
             The rows to explain. DataFrame columns are matched by name.
+        output : object, default=None
+            One of ``output_names_`` (a class label, say): the values of
+            that output only, as a DataFrame with one column per player,
+            which sums with ``expected_value_[output]`` to that output. By
+            default every output's values.
         progress : callable, default=None
             If given, ``progress(n_done, n_total)`` is called after each
             chunk of rows. Rows are then explained in chunks of about half a
@@ -93,12 +155,14 @@ class BaseExplainer(BaseEstimator):
         phi : pandas.DataFrame
             One row per sample (``X``'s index) and one column per player
             (feature, or group), or columns ``(output, player)`` for several
-            outputs. Each row sums, with ``expected_value_``, to the raw
+            outputs unless ``output`` picks one. Each row sums, with ``expected_value_``, to the raw
             output. Where the quadrature depends on the rows (kernel
             models), ``phi.attrs`` mirrors the explainer's
             ``n_quadrature_points_`` and ``quadrature_error_bound_``.
         """
         check_is_fitted(self, self._fitted_attribute)
+        if output is not None:
+            position = output_position(self.output_names_, output)
         X, index = self._prepared(X)
         n_threads = effective_n_threads(self.n_jobs)
         values = np.zeros((len(X), len(self.output_names_), len(self.player_names_)))
@@ -107,6 +171,8 @@ class BaseExplainer(BaseEstimator):
         else:
             quadrature = self._explain_in_chunks(X, values, n_threads, progress)
         self._record(quadrature)
+        if output is not None:
+            values = values[:, [position], :]
         phi = self._frame(values, index, self.player_names_)
         if quadrature is not None:
             phi.attrs["n_quadrature_points"] = quadrature.n_points

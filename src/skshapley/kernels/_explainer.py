@@ -125,6 +125,7 @@ class ProductKernelExplainer(BaseExplainer):
     """
 
     _fitted_attribute = "game_"
+    _parse = staticmethod(parse_kernel_model)
 
     base_value_meaning = (
         "what the kernel model predicts when no feature is known: an unknown "

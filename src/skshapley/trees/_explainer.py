@@ -116,6 +116,7 @@ class TreeExplainer(BaseExplainer):
     """
 
     _fitted_attribute = "ensemble_"
+    _parse = staticmethod(parse_model)
 
     base_value_meaning = (
         "what the trees predict when no feature is known: every split on an "
