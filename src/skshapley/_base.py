@@ -155,10 +155,11 @@ class BaseExplainer(BaseEstimator):
         phi : pandas.DataFrame
             One row per sample (``X``'s index) and one column per player
             (feature, or group), or columns ``(output, player)`` for several
-            outputs unless ``output`` picks one. Each row sums, with ``expected_value_``, to the raw
-            output. Where the quadrature depends on the rows (kernel
-            models), ``phi.attrs`` mirrors the explainer's
-            ``n_quadrature_points_`` and ``quadrature_error_bound_``.
+            outputs unless ``output`` picks one. Each row sums, with
+            ``expected_value_``, to the raw output. Where the quadrature
+            depends on the rows (kernel models), ``phi.attrs`` mirrors the
+            explainer's ``n_quadrature_points_`` and
+            ``quadrature_error_bound_``.
         """
         check_is_fitted(self, self._fitted_attribute)
         if output is not None:
