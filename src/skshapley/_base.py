@@ -22,7 +22,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from ._errors import UnsupportedModelError
-from ._input import array_values, check_unique_columns, frame_values
+from ._input import array_values, as_pandas, check_unique_columns, frame_values
 from ._naming import model_name
 from ._outputs import output_position
 from ._pipeline import final_estimator
@@ -251,6 +251,7 @@ class BaseExplainer(BaseEstimator):
         "error"``). Anything else is read as an array of real numbers. The
         caller's data is copied, never modified.
         """
+        X = as_pandas(X)
         if isinstance(X, pd.DataFrame):
             index = X.index
             array = frame_values(

@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseExplainer, QuadratureUse, feature_names
 from .._groups import feature_players
+from .._input import as_pandas
 from .._malformed import malformed_model_errors
 from .._threads import effective_n_threads
 from .._validation import check_finite_array
@@ -287,7 +288,10 @@ class ProductKernelExplainer(BaseExplainer):
         if self._preprocess is None:
             X, index = self._validate_X(X, allow_nan=False, allow_inf=False)
         else:
-            index = X.index if isinstance(X, pd.DataFrame) else None
+            X = as_pandas(X)
+            index = None
+            if isinstance(X, pd.DataFrame):  # by name, as the pipeline saw them
+                X, index = self._model_columns(X), X.index
             X = _transformed(self._preprocess, X, self.game_.n_features)
             index = pd.RangeIndex(len(X)) if index is None else index
         if self.game_.nonnegative_inputs and (X < 0).any():
