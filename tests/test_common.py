@@ -211,6 +211,7 @@ def test_params_are_the_constructors(case):
     assert unfitted.set_params(n_jobs=2, n_quadrature_points=7) is unfitted
     assert (unfitted.n_jobs, unfitted.n_quadrature_points) == (2, 7)
     assert not hasattr(unfitted, "expected_value_")  # set_params only stores
+    assert unfitted.fit(*data()) is unfitted  # X and y are not used
 
 
 def test_clone_explains_the_same_model(case):
