@@ -7,17 +7,28 @@ import pandas as pd
 from .._entry import EXPLAINERS, no_explainer
 from .._errors import UnsupportedModelError
 from .._outputs import chosen_output
+from .._pipeline import final_estimator
 from ._inputs import CommandError
 
+# The groups of a pipeline explained without --groups: "input" gives one
+# attribution per column of the data file, exact for the game of input
+# columns; None gives one per preprocessed feature. Set it to "input" once
+# the explainers take groups="input" (issue 12).
+PIPELINE_GROUPS = None
 
-def make_explainer(model, groups: dict | None):
+
+def make_explainer(model, groups: dict | str | None):
     """The first explainer in ``EXPLAINERS`` that supports ``model``, fitted.
+
+    Without ``groups``, a pipeline is explained with :data:`PIPELINE_GROUPS`.
 
     Only an explainer's :class:`UnsupportedModelError` moves on to the next
     explainer; its other errors are about this model (or a bug) and are
     raised as they are, a ``ValueError`` as a :class:`CommandError`. Each
     explainer parses the model once (its ``fit``), not also in ``supports``.
     """
+    if groups is None and PIPELINE_GROUPS is not None:
+        groups = PIPELINE_GROUPS if final_estimator(model)[0] is not None else None
     refusals = []
     for cls in EXPLAINERS:
         try:
