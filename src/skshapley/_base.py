@@ -69,8 +69,9 @@ class BaseExplainer(BaseEstimator):
     ``expected_value_`` and ``columns_by_name_`` in ``fit``, name the
     attribute that marks them fitted in ``_fitted_attribute``, and implement
     ``_prepared`` (validated rows), ``_explain_rows`` (the values of
-    validated rows) and ``_parse`` (the parser of their final models, which
-    raises :class:`~skshapley.UnsupportedModelError` for others).
+    validated rows), ``_raw_rows`` (their raw output) and ``_parse`` (the
+    parser of their final models, which raises
+    :class:`~skshapley.UnsupportedModelError` for others).
     """
 
     #: What the base value ``expected_value_`` is, in words, for reports.
@@ -180,6 +181,31 @@ class BaseExplainer(BaseEstimator):
             phi.attrs["quadrature_error_bound"] = quadrature.error_bound
         return phi
 
+    def raw_predict(self, X) -> np.ndarray:
+        """The model's raw output: what :meth:`explain` attributes.
+
+        Computed from the parsed model, as :meth:`explain` sees it, so that
+        efficiency can always be checked: each row of ``explain(X)`` sums,
+        with ``expected_value_``, to it.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame of shape (n_samples, n_features)
+            The rows to predict.
+
+        Returns
+        -------
+        raw : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+            The output named by ``raw_output_``: regression values, class
+            probabilities (forests), log-odds or class scores (boosting),
+            decision functions (SVC) or latent means (Gaussian process
+            classifiers); one column per output of ``output_names_``.
+        """
+        check_is_fitted(self, self._fitted_attribute)
+        X, _ = self._prepared(X)
+        out = self._raw_rows(X)
+        return out[:, 0] if out.shape[1] == 1 else out
+
     def describe(self) -> dict[str, str]:
         """Facts about the fitted explainer, in words, for reports.
 
@@ -207,6 +233,10 @@ class BaseExplainer(BaseEstimator):
         ``values`` has shape (n_samples, n_outputs, n_players) and starts at
         zero. Returns the quadrature used, if it depends on the rows.
         """
+        raise NotImplementedError
+
+    def _raw_rows(self, X: np.ndarray) -> np.ndarray:
+        """The raw output of the validated rows ``X``, shape (n_samples, n_outputs)."""
         raise NotImplementedError
 
     def _record(self, quadrature: QuadratureUse | None) -> None:
