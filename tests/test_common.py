@@ -298,6 +298,9 @@ def test_efficiency_against_the_models_own_output(case):
     X, _ = data(n=20, seed=3)
     raw = np.asarray(family.raw(model, X), dtype=np.float64)
     phi = explainer.explain(X)
+    predicted = explainer.raw_predict(X)
+    assert predicted.shape == raw.shape
+    np.testing.assert_allclose(predicted, raw, rtol=0, atol=family.atol)
     if raw.ndim == 1:
         total = phi.sum(axis=1) + explainer.expected_value_
         np.testing.assert_allclose(total, raw, rtol=0, atol=family.atol)
