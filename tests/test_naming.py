@@ -41,3 +41,12 @@ def test_a_model_read_from_a_file_describes_itself():
     assert model_name(_FileModel()) == "XGBoost model file"
     # Not a string: the class name, prefixed by its (non-sklearn) library.
     assert model_name(_Numbered()).endswith("._Numbered")
+
+
+@pytest.mark.parametrize("steps", [[int, ("scaler", 1)], [("a", 1, 2)], "steps"])
+def test_a_malformed_pipeline_is_named_by_its_class(steps):
+    # A pipeline read from a file may hold anything as its steps; the
+    # unsupported-model error names it without failing.
+    pipeline = make_pipeline(StandardScaler())
+    pipeline.steps = steps
+    assert model_name(pipeline) == "Pipeline"

@@ -30,12 +30,15 @@ PUBLIC_GAMES = {
 
 
 PUBLIC_TOP_LEVEL = {
+    "Explainer",
     "ProductKernelExplainer",
     "TreeExplainer",
     "UnsupportedModelError",
     "__version__",
+    "explain",
     "games",
     "importance",
+    "plotting",
     "report",
 }
 
@@ -51,6 +54,7 @@ def public_objects():
             explainer.explain,
             explainer.raw_predict,
             explainer.describe,
+            explainer.supports,
         )
     ]
     return [
@@ -58,6 +62,8 @@ def public_objects():
         *explainers,
         *methods,
         skshapley.UnsupportedModelError,
+        skshapley.Explainer,
+        skshapley.explain,
         skshapley.importance,
         skshapley.report,
     ]
@@ -69,6 +75,24 @@ def test_all_lists_exactly_the_public_names():
     for module in (skshapley, skshapley.games):
         for name in module.__all__:
             assert hasattr(module, name), name
+
+
+def test_submodules_are_imported_on_first_use():
+    # As scikit-learn's: the attribute imports the submodule, and plotting
+    # still imports no matplotlib until something is drawn.
+    code = (
+        "import sys, skshapley; "
+        "before = 'skshapley.plotting' in sys.modules; "
+        "plotting = skshapley.plotting; "
+        "print(before, plotting.__name__, 'matplotlib' in sys.modules, "
+        "'plotting' in dir(skshapley))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split() == ["False", "skshapley.plotting", "False", "True"]
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        skshapley.nothing  # noqa: B018
 
 
 def test_version_is_the_installed_one():

@@ -1,13 +1,18 @@
 """skshapley: exact, stable Shapley-value feature attributions.
 
-The model-agnostic core lives in :mod:`skshapley.games`; explainers of
-fitted models, the importance table and the HTML report are top-level names;
-plots are in :mod:`skshapley.plotting` (matplotlib, imported on demand).
+:func:`Explainer` picks the explainer of a fitted model (or pipeline) and
+:func:`explain` fits and explains in one call; the explainers of fitted
+models, the importance table and the HTML report are top-level names. The
+model-agnostic core is :mod:`skshapley.games` and the plots are
+:mod:`skshapley.plotting`: submodules imported on first use, as
+scikit-learn's are (``import skshapley; skshapley.plotting`` works), and
+matplotlib only when something is drawn.
 """
 
+import importlib
 from importlib.metadata import version
 
-from . import games
+from ._entry import Explainer, explain
 from ._errors import UnsupportedModelError
 from ._importance import importance
 from .kernels import ProductKernelExplainer
@@ -16,12 +21,31 @@ from .trees import TreeExplainer
 
 __version__ = version("skshapley")
 
+# Imported by __getattr__ on first use. Not "report": that name is the
+# function, and the package of the same name is reached as skshapley.report's
+# module only by import statements.
+_SUBMODULES = ("games", "plotting")
+
 __all__ = [
+    "Explainer",
     "ProductKernelExplainer",
     "TreeExplainer",
     "UnsupportedModelError",
     "__version__",
+    "explain",
     "games",
     "importance",
+    "plotting",
     "report",
 ]
+
+
+def __getattr__(name: str):
+    """Import a submodule on first use (PEP 562)."""
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_SUBMODULES))

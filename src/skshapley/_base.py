@@ -5,8 +5,9 @@ constructor stores parameters, ``fit`` parses the model, ``explain`` returns
 a pandas DataFrame with one row per sample and one column per feature (or a
 ``(output, feature)`` MultiIndex for several outputs). What reports and the
 command line read of an explainer is public and documented here:
-``describe()``, ``base_value_meaning``, ``columns_by_name_``, the
-``progress`` callback of ``explain`` and the fitted attributes.
+``supports(model)``, ``describe()``, ``base_value_meaning``,
+``columns_by_name_``, the ``progress`` and ``output`` arguments of
+``explain`` and the fitted attributes.
 """
 
 import time
@@ -17,14 +18,16 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from ._errors import UnsupportedModelError
 from ._groups import feature_players
-from ._input import array_values, check_unique_columns, frame_values
+from ._input import array_values, as_pandas, check_unique_columns, frame_values
 from ._input_groups import input_groups
 from ._naming import model_name
+from ._outputs import output_position
 from ._pipeline import final_estimator
 from ._threads import effective_n_threads
 
@@ -65,15 +68,18 @@ class BaseExplainer(BaseEstimator):
     """The explainer protocol, input validation and output construction.
 
     Subclasses call ``_parsed_model`` in ``fit`` (it splits a pipeline or
-    search into its preprocessing and the model to parse, and parses it),
-    then ``_fit_players`` with the parsed model's feature names (it sets
+    search into its preprocessing and the model to parse, and parses it with
+    the class's ``_parse``, the parser of its final models, which raises
+    :class:`~skshapley.UnsupportedModelError` for others), then
+    ``_fit_players`` with the parsed model's feature names (it sets
     ``feature_names_in_``, ``n_features_in_``, ``columns_by_name_`` and
     ``player_names_``), and set ``output_names_``, ``raw_output_`` and
     ``expected_value_``; they name the attribute that marks them fitted in
     ``_fitted_attribute``, and implement ``_prepared`` (the final model's
-    validated rows) and ``_explain_rows`` (the values of validated rows).
-    A pipeline's raw input goes through its preprocessing first
-    (``_prepared_input``), in one implementation for every explainer.
+    validated rows), ``_explain_rows`` (the values of validated rows) and
+    ``_raw_rows`` (their raw output). A pipeline's raw input goes through its
+    preprocessing first (``_prepared_input``), in one implementation for
+    every explainer.
     """
 
     #: What the base value ``expected_value_`` is, in words, for reports.
@@ -82,8 +88,62 @@ class BaseExplainer(BaseEstimator):
     # The fitted attribute that check_is_fitted looks for.
     _fitted_attribute: ClassVar[str] = ""
 
+    # The parser of the models the explainer reads (a pipeline's final step).
+    _parse: ClassVar[Callable[[object], object]]
+
+    @classmethod
+    def supports(cls, model) -> bool:
+        """Whether the explainer explains ``model``.
+
+        True if and only if :meth:`fit` would not raise
+        :class:`~skshapley.UnsupportedModelError`: a pipeline is judged by
+        its final step. A model of a supported kind that is not fitted, or
+        is malformed, is supported (``fit`` says what is wrong with it).
+
+        Parameters
+        ----------
+        model : estimator
+            A model, or a ``Pipeline`` ending in one.
+
+        Returns
+        -------
+        supported : bool
+            Whether the explainer explains this kind of model.
+
+        Examples
+        --------
+        >>> from sklearn.linear_model import LinearRegression
+        >>> from sklearn.tree import DecisionTreeRegressor
+        >>> from skshapley import TreeExplainer
+        >>> TreeExplainer.supports(DecisionTreeRegressor().fit([[0.0]], [1.0]))
+        True
+        >>> TreeExplainer.supports(LinearRegression())
+        False
+        """
+        return cls._refusal(model) is None
+
+    @classmethod
+    def _refusal(cls, model) -> UnsupportedModelError | None:
+        """The error :meth:`fit` would raise for ``model``'s kind, or None."""
+        try:
+            cls._parse(final_estimator(model)[1])
+        except UnsupportedModelError as exc:
+            return exc
+        except NotFittedError:
+            # An unfitted pipeline is of its last step's kind.
+            if isinstance(model, Pipeline) and model.steps:
+                return cls._refusal(model.steps[-1][1])
+            return None  # parsers check the kind first: fit reports it
+        except ValueError:  # a malformed model of a supported kind
+            return None
+        return None
+
     def explain(
-        self, X, *, progress: Callable[[int, int], None] | None = None
+        self,
+        X,
+        *,
+        output=None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> pd.DataFrame:
         """Shapley values of the model's output for each row of ``X``.
 
@@ -91,6 +151,11 @@ class BaseExplainer(BaseEstimator):
         ----------
         X : array-like or pandas.DataFrame of shape (n_samples, n_features)
             The rows to explain. DataFrame columns are matched by name.
+        output : object, default=None
+            One of ``output_names_`` (a class label, say): the values of
+            that output only, as a DataFrame with one column per player,
+            which sums with ``expected_value_[output]`` to that output. By
+            default every output's values.
         progress : callable, default=None
             If given, ``progress(n_done, n_total)`` is called after each
             chunk of rows. Rows are then explained in chunks of about half a
@@ -102,12 +167,15 @@ class BaseExplainer(BaseEstimator):
         phi : pandas.DataFrame
             One row per sample (``X``'s index) and one column per player
             (feature, or group), or columns ``(output, player)`` for several
-            outputs. Each row sums, with ``expected_value_``, to the raw
-            output. Where the quadrature depends on the rows (kernel
-            models), ``phi.attrs`` mirrors the explainer's
-            ``n_quadrature_points_`` and ``quadrature_error_bound_``.
+            outputs unless ``output`` picks one. Each row sums, with
+            ``expected_value_``, to the raw output. Where the quadrature
+            depends on the rows (kernel models), ``phi.attrs`` mirrors the
+            explainer's ``n_quadrature_points_`` and
+            ``quadrature_error_bound_``.
         """
         check_is_fitted(self, self._fitted_attribute)
+        if output is not None:
+            position = output_position(self.output_names_, output)
         X, index = self._prepared_input(X)
         n_threads = effective_n_threads(self.n_jobs)
         values = np.zeros((len(X), len(self.output_names_), len(self.player_names_)))
@@ -116,11 +184,38 @@ class BaseExplainer(BaseEstimator):
         else:
             quadrature = self._explain_in_chunks(X, values, n_threads, progress)
         self._record(quadrature)
+        if output is not None:
+            values = values[:, [position], :]
         phi = self._frame(values, index, self.player_names_)
         if quadrature is not None:
             phi.attrs["n_quadrature_points"] = quadrature.n_points
             phi.attrs["quadrature_error_bound"] = quadrature.error_bound
         return phi
+
+    def raw_predict(self, X) -> np.ndarray:
+        """The model's raw output: what :meth:`explain` attributes.
+
+        Computed from the parsed model, as :meth:`explain` sees it, so that
+        efficiency can always be checked: each row of ``explain(X)`` sums,
+        with ``expected_value_``, to it.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame of shape (n_samples, n_features)
+            The rows to predict.
+
+        Returns
+        -------
+        raw : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+            The output named by ``raw_output_``: regression values, class
+            probabilities (forests), log-odds or class scores (boosting),
+            decision functions (SVC) or latent means (Gaussian process
+            classifiers); one column per output of ``output_names_``.
+        """
+        check_is_fitted(self, self._fitted_attribute)
+        X, _ = self._prepared_input(X)
+        out = self._raw_rows(X)
+        return out[:, 0] if out.shape[1] == 1 else out
 
     def describe(self) -> dict[str, str]:
         """Facts about the fitted explainer, in words, for reports.
@@ -151,6 +246,10 @@ class BaseExplainer(BaseEstimator):
         """
         raise NotImplementedError
 
+    def _raw_rows(self, X: np.ndarray) -> np.ndarray:
+        """The raw output of the validated rows ``X``, shape (n_samples, n_outputs)."""
+        raise NotImplementedError
+
     def _record(self, quadrature: QuadratureUse | None) -> None:
         """Keep what an explanation reports about itself (nothing by default)."""
 
@@ -171,17 +270,23 @@ class BaseExplainer(BaseEstimator):
             size = max(1, int(np.clip(rate * _CHUNK_SECONDS, size // 4, size * 4)))
         return quadrature
 
-    def _parsed_model(self, parse: Callable):
-        """The model to explain, parsed by ``parse``.
+    def _parsed_model(self):
+        """The model to explain, parsed by the class's ``_parse``.
 
         That is a pipeline's last step or a search's best model; the
         preprocessing steps (None if there are none) are kept for
         :meth:`_prepared_input`. An unsupported final model is named as
         what the wrapper holds.
         """
-        self._preprocess, model = final_estimator(self.model)
         try:
-            return parse(model)
+            self._preprocess, model = final_estimator(self.model)
+        except NotFittedError:  # an unfitted pipeline: is it of our kind?
+            refusal = self._refusal(self.model)
+            if refusal is not None:
+                raise refusal from None
+            raise
+        try:
+            return self._parse(model)
         except UnsupportedModelError as exc:
             if model is self.model:
                 raise
@@ -256,6 +361,7 @@ class BaseExplainer(BaseEstimator):
         """
         if self._preprocess is None:
             return self._prepared(X)
+        X = as_pandas(X)
         index = None
         if isinstance(X, pd.DataFrame):
             index = X.index
@@ -290,6 +396,7 @@ class BaseExplainer(BaseEstimator):
         "error"``). Anything else is read as an array of real numbers. The
         caller's data is copied, never modified.
         """
+        X = as_pandas(X)
         if isinstance(X, pd.DataFrame):
             index = X.index
             array = frame_values(

@@ -95,6 +95,26 @@ def _check_category_column(name, is_category: bool, categorical: bool, level):
         )
 
 
+def as_pandas(X):
+    """A dataframe of another library (polars, pyarrow, ...) as pandas.
+
+    Its columns are then matched by name, as a pandas DataFrame's are; read
+    as an array, a frame with its columns in another order would be
+    explained wrongly. Read through the Arrow stream protocol (pandas 3),
+    the dataframe interchange protocol, or the frame's ``to_pandas``;
+    anything else is returned as it is.
+    """
+    if isinstance(X, pd.DataFrame):
+        return X
+    if hasattr(X, "__arrow_c_stream__") and hasattr(pd.DataFrame, "from_arrow"):
+        return pd.DataFrame.from_arrow(X)
+    if hasattr(X, "__dataframe__"):
+        return pd.api.interchange.from_dataframe(X)
+    if hasattr(X, "columns") and hasattr(X, "to_pandas"):
+        return X.to_pandas()
+    return X
+
+
 def array_values(X) -> np.ndarray:
     """An array-like (array, list, sparse matrix) as a new C-ordered float64 array."""
     if sp.issparse(X):

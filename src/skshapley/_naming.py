@@ -27,6 +27,9 @@ def model_name(model) -> str:
     if library != "sklearn":
         return f"{library}.{cls.__name__}"
     steps = getattr(model, "steps", None)  # a Pipeline: name its steps
-    if isinstance(steps, list):
+    # (A pipeline read from a file may hold anything as its steps.)
+    if isinstance(steps, list) and all(
+        isinstance(step, tuple) and len(step) == 2 for step in steps
+    ):
         return f"{cls.__name__}({', '.join(model_name(step) for _, step in steps)})"
     return cls.__name__

@@ -223,7 +223,7 @@ def test_pickle_is_refused_without_trust(files, tmp_path):
     [
         (["--model", "nowhere.json", "--data", "nowhere.csv"], 1, "not found"),
         (["--model", "linear.joblib", "--data", "diabetes.csv", "--target",
-          "target", "--trust-pickle"], 1, "TreeExplainer does not support"),
+          "target", "--trust-pickle"], 1, "skshapley does not support"),
         (["--rows", "many"], 2, "--rows"),
     ],
     ids=["missing file", "unsupported model", "usage"],
@@ -421,7 +421,7 @@ def corrupt_file(folder: Path, name: str) -> Path:
          ["cannot load"]),
         (["--model", "{linear}", "--data", "{data}", "--target", "target",
           "--trust-pickle"], 1,
-         ["TreeExplainer does not support", "ProductKernelExplainer does not"]),
+         ["skshapley does not support LinearRegression", "tree ensembles"]),
         (["--model", "{skops_kernel}", "--data", "{data}", "--target", "target",
           "--groups", "g=s1,nothing"], 1, ["'nothing'"]),
         (["--model", "{xgboost}", "--data", "{data}", "--target", "target",

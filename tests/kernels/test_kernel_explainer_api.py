@@ -6,7 +6,6 @@ from functools import cache
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.base import clone
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.exceptions import NotFittedError
 from sklearn.gaussian_process import (
@@ -70,45 +69,9 @@ def small_data(n=30, d=3, seed=0):
     return X, X[:, 0] + np.sin(X[:, 1])
 
 
-def test_params_and_fit():
-    model = regressor()
-    explainer = ProductKernelExplainer(model, n_quadrature_points=3)
-    assert explainer.get_params(deep=False) == {
-        "model": model,
-        "groups": None,
-        "n_quadrature_points": 3,
-        "n_jobs": None,
-    }
-    assert explainer.set_params(n_jobs=2, n_quadrature_points="auto") is explainer
-    assert explainer.n_jobs == 2
-    assert explainer.n_quadrature_points == "auto"
-    assert not hasattr(explainer, "game_")  # __init__ and set_params only store
-    X, y = data()
-    assert explainer.fit(X, y) is explainer  # X and y are ignored
-    assert hasattr(explainer, "game_")
-    assert explainer.n_features_in_ == len(FEATURES)
-    assert list(explainer.feature_names_in_) == FEATURES
-    assert list(explainer.player_names_) == FEATURES
-
-
-def test_clone_keeps_the_fitted_model():
-    # The explainer wraps a fitted model: a clone must explain the same model,
-    # not an unfitted copy of it.
-    model = regressor()
+def test_pickle_round_trip_with_groups():
+    # (Without groups, for every model family: tests/test_common.py.)
     groups = {"body": ["weight", "height"]}
-    explainer = ProductKernelExplainer(model, groups=groups, n_quadrature_points=4)
-    explainer.fit()
-    cloned = clone(explainer)
-    assert cloned.get_params(deep=False)["model"] is model
-    assert cloned.n_quadrature_points == 4
-    assert cloned.groups == groups
-    assert not hasattr(cloned, "game_")
-    X, _ = data(n=5, seed=1)
-    pd.testing.assert_frame_equal(cloned.fit().explain(X), explainer.explain(X))
-
-
-@pytest.mark.parametrize("groups", [None, {"body": ["weight", "height"]}])
-def test_pickle_round_trip(groups):
     explainer = ProductKernelExplainer(classifier(), groups=groups).fit()
     restored = pickle.loads(pickle.dumps(explainer))
     X, _ = data(n=10, seed=1)
@@ -134,15 +97,6 @@ def test_pickle_round_trip(groups):
 def test_unfitted_model(model):
     with pytest.raises(NotFittedError):
         ProductKernelExplainer(model).fit()
-
-
-def test_explain_before_fit():
-    X, _ = data(n=3)
-    explainer = ProductKernelExplainer(regressor())
-    with pytest.raises(NotFittedError):
-        explainer.explain(X)
-    with pytest.raises(NotFittedError):
-        explainer.raw_predict(X)
 
 
 def my_kernel(x, y):
@@ -309,19 +263,10 @@ def test_wrong_shape():
         explainer.explain(X[0])
 
 
-def test_columns_are_matched_by_name():
+def test_missing_and_unknown_columns_are_named():
+    # (Columns in another order: tests/test_common.py.)
     explainer = ProductKernelExplainer(regressor()).fit()
     X, _ = data(n=8, seed=1)
-    expected = explainer.explain(X)
-    reordered = X[FEATURES[::-1]]
-    pd.testing.assert_frame_equal(explainer.explain(reordered), expected)
-    np.testing.assert_array_equal(
-        explainer.raw_predict(reordered), explainer.raw_predict(X)
-    )
-    # The model's own column order, positionally, gives the same.
-    pd.testing.assert_frame_equal(
-        explainer.explain(X.to_numpy()).set_axis(X.index), expected
-    )
     with pytest.raises(ValueError, match=r"missing: \['dose'\]"):
         explainer.explain(X.drop(columns="dose"))
     with pytest.raises(ValueError, match=r"unknown: \['bmi'\]"):
@@ -354,9 +299,9 @@ def test_chi2_rejects_negative_values():
         explainer.raw_predict(X)
 
 
-@pytest.mark.parametrize("model", [regressor, chi2_model])
-def test_input_is_not_modified(model):
-    explainer = ProductKernelExplainer(model()).fit()
+def test_chi2_input_is_not_modified():
+    # (Other models: tests/test_common.py.)
+    explainer = ProductKernelExplainer(chi2_model()).fit()
     X = data(n=6, seed=1)[0].abs()
     X.iloc[0, 0] = 0.1
     array = X.to_numpy().copy()
@@ -433,14 +378,3 @@ def test_output_layout():
     assert isinstance(multi.expected_value_, pd.Series)
     assert tuple(multi.expected_value_.index) == pairs
     assert multi.raw_predict(X).shape == (6, 3)
-
-
-@pytest.mark.parametrize("model", [regressor, classifier])
-def test_n_jobs_gives_identical_values(model):
-    X, _ = data(n=40, seed=2)
-    values = [
-        ProductKernelExplainer(model(), n_jobs=n_jobs).fit().explain(X)
-        for n_jobs in (1, 2, None)
-    ]
-    for other in values[1:]:
-        pd.testing.assert_frame_equal(other, values[0], check_exact=True)

@@ -4,32 +4,38 @@ import time
 
 import pandas as pd
 
+from .._entry import EXPLAINERS, no_explainer
 from .._errors import UnsupportedModelError
 from .._outputs import chosen_output
-from ..kernels import ProductKernelExplainer
-from ..trees import TreeExplainer
+from .._pipeline import final_estimator
 from ._inputs import CommandError
 
-# Tried in this order; the first that supports the model explains it.
-EXPLAINERS = (TreeExplainer, ProductKernelExplainer)
+# The groups of a pipeline explained without --groups: one attribution per
+# column of the data file, exact for the game of input columns.
+PIPELINE_GROUPS = "input"
 
 
-def make_explainer(model, groups: dict | None):
-    """The first explainer in :data:`EXPLAINERS` that supports ``model``, fitted.
+def make_explainer(model, groups: dict | str | None):
+    """The first explainer in ``EXPLAINERS`` that supports ``model``, fitted.
+
+    Without ``groups``, a pipeline is explained with :data:`PIPELINE_GROUPS`.
 
     Only an explainer's :class:`UnsupportedModelError` moves on to the next
     explainer; its other errors are about this model (or a bug) and are
-    raised as they are, a ``ValueError`` as a :class:`CommandError`.
+    raised as they are, a ``ValueError`` as a :class:`CommandError`. Each
+    explainer parses the model once (its ``fit``), not also in ``supports``.
     """
+    if groups is None and final_estimator(model)[0] is not None:
+        groups = PIPELINE_GROUPS
     refusals = []
     for cls in EXPLAINERS:
         try:
             return cls(model, groups=groups).fit()
         except UnsupportedModelError as exc:
-            refusals.append(str(exc))
+            refusals.append(exc)
         except ValueError as exc:  # a model not fitted, a bad group, ...
             raise CommandError(str(exc)) from exc
-    raise CommandError(" ".join(refusals))
+    raise CommandError(str(no_explainer(model, refusals)))
 
 
 def output_name(explainer, name: str | None):

@@ -12,8 +12,15 @@ front of them contain, and nothing that stores code:
 * the estimators both explainers read and their internal types (the tree
   structure ``sklearn.tree._tree.Tree``, HistGradientBoosting's predictors,
   bin mapper and losses, Gaussian-process kernels);
-* ``Pipeline``, ``ColumnTransformer`` and preprocessing transformers that
-  store only arrays (scalers, encoders, imputers, ...);
+* ``Pipeline``, ``FeatureUnion``, ``ColumnTransformer`` (and its
+  ``make_column_selector``) and preprocessing transformers that store only
+  arrays (scalers, encoders, imputers, splines, ...), with their internal
+  types (SciPy's ``BSpline`` and the ``asarray`` function it keeps);
+* the hyperparameter searches that the explainers unwrap to their
+  ``best_estimator_`` (``GridSearchCV``, ``RandomizedSearchCV`` and the
+  halving searches), with what they keep of the search: the default
+  cross-validation splitters and scorer, and masked arrays in
+  ``cv_results_``;
 * containers, NumPy arrays, dtypes and random states, SciPy sparse matrices.
 
 ``FunctionTransformer``, ``functools.partial`` and one function,
@@ -34,6 +41,7 @@ import importlib
 from functools import cache
 
 _HGB = "sklearn.ensemble._hist_gradient_boosting"
+_HALVING = "sklearn.model_selection._search_successive_halving"
 _LOSSES = (
     "AbsoluteError", "ExponentialLoss", "HalfBinomialLoss", "HalfGammaLoss",
     "HalfMultinomialLoss", "HalfPoissonLoss", "HalfSquaredError", "HuberLoss",
@@ -125,7 +133,9 @@ TRUSTED_TYPES = frozenset(
         ),
         # pipelines and the transformers in front of the models
         "sklearn.pipeline.Pipeline",
+        "sklearn.pipeline.FeatureUnion",
         "sklearn.compose._column_transformer.ColumnTransformer",
+        "sklearn.compose._column_transformer.make_column_selector",
         *(
             f"sklearn.preprocessing._data.{name}"
             for name in (
@@ -140,11 +150,24 @@ TRUSTED_TYPES = frozenset(
         ),
         "sklearn.preprocessing._encoders.OneHotEncoder",
         "sklearn.preprocessing._encoders.OrdinalEncoder",
+        "sklearn.preprocessing._target_encoder.TargetEncoder",
         "sklearn.preprocessing._label.LabelEncoder",
         "sklearn.preprocessing._discretization.KBinsDiscretizer",
         "sklearn.preprocessing._polynomial.PolynomialFeatures",
+        "sklearn.preprocessing._polynomial.SplineTransformer",
+        "scipy.interpolate._bsplines.BSpline",
+        "scipy._lib.array_api_compat.numpy._aliases.asarray",
         "sklearn.impute._base.SimpleImputer",
         "sklearn.impute._base.MissingIndicator",
+        # hyperparameter searches (unwrapped to best_estimator_)
+        "sklearn.model_selection._search.GridSearchCV",
+        "sklearn.model_selection._search.RandomizedSearchCV",
+        f"{_HALVING}.HalvingGridSearchCV",
+        f"{_HALVING}.HalvingRandomSearchCV",
+        "sklearn.model_selection._split.KFold",
+        "sklearn.model_selection._split.StratifiedKFold",
+        "sklearn.metrics._scorer._PassthroughScorer",
+        "numpy.ma.MaskedArray",
         # HistGradientBoosting's preprocessor of categorical features
         "sklearn.preprocessing._function_transformer.FunctionTransformer",
         "sklearn.utils.validation.check_array",
@@ -184,7 +207,7 @@ _TRUSTED_LOADERS = frozenset(
         "CachedNode", "DictNode", "ListNode", "TupleNode", "SliceNode", "JsonNode",
         "TypeNode", "FunctionNode", "PartialNode", "ObjectNode", "NdArrayNode",
         "DTypeNode", "RandomStateNode", "RandomGeneratorNode", "SparseMatrixNode",
-        "TreeNode", "LossNode",
+        "TreeNode", "LossNode", "MaskedArrayNode",
     ]
 )  # fmt: skip
 

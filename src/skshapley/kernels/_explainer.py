@@ -4,7 +4,6 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseExplainer, QuadratureUse, feature_names
 from .._threads import effective_n_threads
@@ -126,6 +125,7 @@ class ProductKernelExplainer(BaseExplainer):
     """
 
     _fitted_attribute = "game_"
+    _parse = staticmethod(parse_kernel_model)
 
     base_value_meaning = (
         "what the kernel model predicts when no feature is known: an unknown "
@@ -164,7 +164,7 @@ class ProductKernelExplainer(BaseExplainer):
         """
         check_n_quadrature_points(self.n_quadrature_points)
         effective_n_threads(self.n_jobs)  # refuses a bad n_jobs before any work
-        game = self._parsed_model(parse_kernel_model)
+        game = self._parsed_model()
         self.game_ = game
         names, by_name = feature_names(game.feature_names, game.n_features)
         players = self._fit_players(names, by_name)
@@ -214,29 +214,15 @@ class ProductKernelExplainer(BaseExplainer):
         self.n_quadrature_points_ = quadrature.n_points
         self.quadrature_error_bound_ = quadrature.error_bound
 
-    def raw_predict(self, X) -> np.ndarray:
-        """The model's output, computed from the parsed kernel game.
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
-            The rows to predict.
-
-        Returns
-        -------
-        raw : ndarray of shape (n_samples,) or (n_samples, n_outputs)
-            Predictions, decision functions (one-vs-one for a multiclass SVC)
-            or the latent mean: what :meth:`explain` attributes.
-        """
-        check_is_fitted(self, "game_")
-        X, _ = self._prepared_input(X)
+    def _raw_rows(self, X) -> np.ndarray:
+        """The output of the validated rows ``X``, from the parsed kernel game."""
         game = self.game_
         out = np.tile(game.intercept, (len(X), 1))
         for component in game.components:
             for rows, references in _blocks(X.shape, len(component.reference)):
                 log_kernel = component.log_factors(X[rows], references).sum(axis=2)
                 out[rows] += np.exp(log_kernel) @ component.weights[references]
-        return out[:, 0] if game.n_outputs == 1 else out
+        return out
 
     def describe(self) -> dict[str, str]:
         """Facts about the fitted explainer, in words, for reports.

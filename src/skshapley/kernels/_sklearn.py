@@ -23,20 +23,17 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.svm import SVC, SVR, NuSVC, NuSVR
 from sklearn.utils.validation import check_is_fitted
 
-from .._errors import UnsupportedModelError
+from .._errors import UnsupportedModelError, unsupported_model
 from .._limits import MAX_FEATURES
 from .._malformed import checked_classes, checked_numbers, malformed_model_errors
 from .._outputs import regression_output_names
 from ._game import KernelComponent, KernelGame
 
-SUPPORTED_MODELS = (
-    "KernelRidge",
-    "SVR",
-    "NuSVR",
-    "SVC",
-    "NuSVC",
-    "GaussianProcessRegressor",
-    "GaussianProcessClassifier (binary)",
+# What the unsupported-model error names: the families, in one short line.
+SUPPORTED_FAMILIES = (
+    "KernelRidge, SVR, SVC (and the Nu variants), GaussianProcessRegressor and "
+    "GaussianProcessClassifier, with a kernel that is a product over features "
+    "(RBF, Laplacian, chi2)"
 )
 _STRING_KERNELS = ("rbf", "laplacian", "chi2")
 _GP_KERNELS = (
@@ -58,10 +55,7 @@ def parse_kernel_model(model) -> KernelGame:
             # prior, so scikit-learn does not call it unfitted.
             check_is_fitted(model, fitted_attribute)
             return parse(model)
-    raise UnsupportedModelError(
-        f"ProductKernelExplainer does not support {type(model).__name__}; "
-        f"supported models: {', '.join(SUPPORTED_MODELS)}."
-    )
+    raise unsupported_model("ProductKernelExplainer", model, SUPPORTED_FAMILIES)
 
 
 def _kernel_ridge(model: KernelRidge) -> KernelGame:

@@ -4,7 +4,6 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseExplainer, feature_names
 from .._input import float32_unless_float
@@ -124,6 +123,7 @@ class TreeExplainer(BaseExplainer):
     """
 
     _fitted_attribute = "ensemble_"
+    _parse = staticmethod(parse_model)
 
     base_value_meaning = (
         "what the trees predict when no feature is known: every split on an "
@@ -171,7 +171,7 @@ class TreeExplainer(BaseExplainer):
             )
         check_n_quadrature_points(self.n_quadrature_points)
         effective_n_threads(self.n_jobs)  # refuses a bad n_jobs before any work
-        ensemble = self._parsed_model(parse_model)
+        ensemble = self._parsed_model()
         players = self._fit_players(
             *feature_names(ensemble.feature_names, ensemble.n_features)
         )
@@ -216,26 +216,11 @@ class TreeExplainer(BaseExplainer):
         if out_of_memory[0]:
             raise MemoryError("Could not allocate the tree kernel's scratch memory.")
 
-    def raw_predict(self, X) -> np.ndarray:
-        """The model's raw output, computed from the parsed trees.
-
-        Parameters
-        ----------
-        X : array-like or pandas.DataFrame of shape (n_samples, n_features)
-            The rows to predict.
-
-        Returns
-        -------
-        raw : ndarray of shape (n_samples,) or (n_samples, n_outputs)
-            Regression values, class probabilities (forests) or log-odds /
-            class scores (boosting): what :meth:`explain` attributes.
-        """
-        check_is_fitted(self, "ensemble_")
-        X, _ = self._prepared_input(X)
-        ensemble = self.ensemble_
-        out = np.tile(ensemble.base_offset, (len(X), 1))
+    def _raw_rows(self, X) -> np.ndarray:
+        """The raw output of the validated rows ``X``, from the parsed trees."""
+        out = np.tile(self.ensemble_.base_offset, (len(X), 1))
         self._forest().predict(X, out, effective_n_threads(self.n_jobs))
-        return out[:, 0] if ensemble.n_outputs == 1 else out
+        return out
 
     def describe(self) -> dict[str, str]:
         """Facts about the fitted explainer, in words, for reports.

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from sklearn.utils.validation import check_is_fitted
 
-from .._errors import UnsupportedModelError
+from .._errors import unsupported_model
 from ._hist_gradient_boosting import parse_hist_gradient_boosting
 from ._lightgbm import parse_lightgbm
 from ._sklearn import parse_gradient_boosting, parse_tree_or_forest
@@ -90,10 +90,7 @@ def parse_model(model) -> TreeEnsemble:
         None,
     )
     if key is None:
-        raise UnsupportedModelError(
-            f"TreeExplainer does not support {cls.__module__}.{cls.__name__}; "
-            f"supported: {SUPPORTED_FAMILIES} (see the documentation)."
-        )
+        raise unsupported_model("TreeExplainer", model, SUPPORTED_FAMILIES)
     if hasattr(model, "fit"):  # a scikit-learn style estimator, not a Booster
         check_is_fitted(model)
     return _PARSERS[key](model)

@@ -1,0 +1,306 @@
+"""The contract every explainer keeps, for every model family, in a pipeline or not.
+
+One suite, parametrized over (explainer, model family, pipeline or not): the
+scikit-learn estimator contract (parameters, clone, pickle, not fitted), the
+input contract (DataFrames matched by name in any column order, NumPy
+arrays, polars frames, the caller's data never modified), bit-identical
+values for any ``n_jobs``, and efficiency against the model's own output.
+What is particular to one explainer is tested in ``tests/trees`` and
+``tests/kernels``.
+"""
+
+import inspect
+import pickle
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.ensemble import (
+    GradientBoostingClassifier,
+    HistGradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from sklearn.exceptions import NotFittedError
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import RBF
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+
+import skshapley
+from skshapley import ProductKernelExplainer, TreeExplainer
+
+FEATURES = ["age", "dose", "weight", "height"]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A model family: how to fit one, and its own raw output."""
+
+    name: str
+    explainer: type
+    make: object  # () -> unfitted model
+    raw: object  # (fitted model, X) -> the model's own raw output
+    classes: int = 0  # 0: a regressor
+    # Efficiency is checked to this absolute error, on outputs of scale ~1.
+    atol: float = 1e-10
+    library: str | None = None  # an optional library the model needs
+
+
+def predict(model, X):
+    return model.predict(X)
+
+
+def decision(model, X):
+    return model.decision_function(X)
+
+
+def probability(model, X):
+    return model.predict_proba(X)
+
+
+def margin(model, X):
+    return model.predict(X, output_margin=True)
+
+
+def raw_score(model, X):
+    return model.predict(X, raw_score=True)
+
+
+def xgboost_model():
+    import xgboost
+
+    return xgboost.XGBClassifier(n_estimators=4, max_depth=3, random_state=0)
+
+
+def lightgbm_model():
+    import lightgbm
+
+    return lightgbm.LGBMRegressor(n_estimators=4, num_leaves=6, verbose=-1)
+
+
+FAMILIES = [
+    Family(
+        "random_forest",
+        TreeExplainer,
+        lambda: RandomForestRegressor(n_estimators=3, max_depth=5, random_state=0),
+        predict,
+    ),
+    Family(
+        "random_forest_classifier",
+        TreeExplainer,
+        lambda: RandomForestClassifier(n_estimators=3, max_depth=4, random_state=0),
+        probability,
+        classes=3,
+    ),
+    Family(
+        "gradient_boosting_classifier",
+        TreeExplainer,
+        lambda: GradientBoostingClassifier(n_estimators=3, random_state=0),
+        decision,
+        classes=3,
+    ),
+    Family(
+        "hist_gradient_boosting",
+        TreeExplainer,
+        lambda: HistGradientBoostingRegressor(max_iter=5, random_state=0),
+        predict,
+    ),
+    # XGBoost and LightGBM sum their trees in float32 (XGBoost) or in
+    # another order: their own outputs agree to float32 rounding.
+    Family("xgboost", TreeExplainer, xgboost_model, margin, 2, 1e-5, "xgboost"),
+    Family("lightgbm", TreeExplainer, lightgbm_model, raw_score, 0, 1e-9, "lightgbm"),
+    Family(
+        "kernel_ridge",
+        ProductKernelExplainer,
+        lambda: KernelRidge(kernel="rbf", gamma=0.3),
+        predict,
+    ),
+    # decision_function_shape="ovo": the explainer's outputs are the
+    # one-vs-one decision functions.
+    Family(
+        "svc",
+        ProductKernelExplainer,
+        lambda: SVC(decision_function_shape="ovo"),
+        decision,
+        classes=3,
+    ),
+    Family(
+        "gaussian_process",
+        ProductKernelExplainer,
+        lambda: GaussianProcessRegressor(RBF([1.0] * 4), optimizer=None),
+        predict,
+    ),
+]
+
+
+def data(n=80, seed=0):
+    """A DataFrame with string column names and a non-default index, and y."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(
+        rng.normal(size=(n, len(FEATURES))),
+        columns=FEATURES,
+        index=pd.Index([f"p{i}" for i in range(seed * 1000, seed * 1000 + n)]),
+    )
+    y = np.sin(X["age"]) + X["dose"] * X["weight"] - 0.5 * X["height"]
+    return X, y
+
+
+@cache
+def fitted(name: str, pipeline: bool):
+    family = next(family for family in FAMILIES if family.name == name)
+    if family.library:
+        pytest.importorskip(family.library)
+    X, y = data()
+    if family.classes:
+        y = np.digitize(y, np.quantile(y, np.linspace(0, 1, family.classes + 1)[1:-1]))
+    model = family.make()
+    if pipeline:
+        model = make_pipeline(StandardScaler(), model)
+    return model.fit(X, y)
+
+
+CASES = [
+    pytest.param(
+        (family, pipeline),
+        id=f"{family.name}-{'pipeline' if pipeline else 'model'}",
+    )
+    for family in FAMILIES
+    for pipeline in (False, True)
+]
+
+
+@pytest.fixture(params=CASES)
+def case(request):
+    """(family, fitted model, fitted explainer) of one case."""
+    family, pipeline = request.param
+    model = fitted(family.name, pipeline)
+    return family, model, family.explainer(model).fit()
+
+
+def test_the_entry_point_picks_the_explainer(case):
+    family, model, explainer = case
+    assert family.explainer.supports(model)
+    others = {TreeExplainer, ProductKernelExplainer} - {family.explainer}
+    assert not any(other.supports(model) for other in others)
+    chosen = skshapley.Explainer(model, n_jobs=1)
+    assert type(chosen) is family.explainer
+    assert chosen.n_jobs == 1
+    X, _ = data(n=5, seed=1)
+    pd.testing.assert_frame_equal(skshapley.explain(model, X), explainer.explain(X))
+
+
+def test_params_are_the_constructors(case):
+    family, model, explainer = case
+    names = set(inspect.signature(family.explainer).parameters)
+    params = explainer.get_params(deep=False)
+    assert set(params) == names
+    assert params["model"] is model
+    unfitted = family.explainer(model)
+    assert unfitted.set_params(n_jobs=2, n_quadrature_points=7) is unfitted
+    assert (unfitted.n_jobs, unfitted.n_quadrature_points) == (2, 7)
+    assert not hasattr(unfitted, "expected_value_")  # set_params only stores
+    assert unfitted.fit(*data()) is unfitted  # X and y are not used
+
+
+def test_clone_explains_the_same_model(case):
+    _, model, explainer = case
+    cloned = clone(explainer)
+    assert cloned.get_params(deep=False)["model"] is model  # not a refitted copy
+    assert not hasattr(cloned, "expected_value_")
+    X, _ = data(n=6, seed=1)
+    pd.testing.assert_frame_equal(cloned.fit().explain(X), explainer.explain(X))
+
+
+def test_pickle_round_trip_needs_no_model_object(case):
+    # What explain and raw_predict read is parsed into the explainer's own
+    # arrays (and a pipeline's preprocessing): not the model object.
+    _, _, explainer = case
+    restored = pickle.loads(pickle.dumps(explainer)).set_params(model=None)
+    X, _ = data(n=6, seed=1)
+    pd.testing.assert_frame_equal(restored.explain(X), explainer.explain(X))
+    np.testing.assert_array_equal(restored.raw_predict(X), explainer.raw_predict(X))
+    if isinstance(explainer.expected_value_, float):
+        assert restored.expected_value_ == explainer.expected_value_
+    else:
+        pd.testing.assert_series_equal(
+            restored.expected_value_, explainer.expected_value_
+        )
+
+
+def test_not_fitted(case):
+    family, model, _ = case
+    X, _ = data(n=3)
+    explainer = family.explainer(model)
+    for method in (explainer.explain, explainer.raw_predict, explainer.describe):
+        with pytest.raises(NotFittedError):
+            method(*(() if method == explainer.describe else (X,)))
+
+
+def test_frames_by_name_in_any_order_and_arrays_by_position(case):
+    _, _, explainer = case
+    X, _ = data(n=7, seed=1)
+    phi = explainer.explain(X)
+    pd.testing.assert_index_equal(phi.index, X.index)
+    reordered = X[FEATURES[::-1]]
+    pd.testing.assert_frame_equal(explainer.explain(reordered), phi)
+    np.testing.assert_array_equal(
+        explainer.raw_predict(reordered), explainer.raw_predict(X)
+    )
+    from_array = explainer.explain(X.to_numpy())
+    pd.testing.assert_index_equal(from_array.index, pd.RangeIndex(7))
+    pd.testing.assert_frame_equal(from_array.set_axis(X.index), phi)
+
+
+def test_polars_frames_by_name(case):
+    polars = pytest.importorskip("polars")
+    _, _, explainer = case
+    X, _ = data(n=7, seed=1)
+    expected = explainer.explain(X).reset_index(drop=True)
+    reordered = polars.from_pandas(X[FEATURES[::-1]])
+    pd.testing.assert_frame_equal(explainer.explain(reordered), expected)
+
+
+def test_input_is_not_modified(case):
+    _, _, explainer = case
+    X, _ = data(n=6, seed=1)
+    X.iloc[0, 0] = 0.1  # not a float32: a cast in place would change it
+    frame, array = X.copy(), X.to_numpy().copy()
+    for method in (explainer.explain, explainer.raw_predict):
+        method(frame)
+        method(array)
+    pd.testing.assert_frame_equal(frame, X)
+    np.testing.assert_array_equal(array, X.to_numpy())
+
+
+def test_n_jobs_gives_identical_values(case):
+    family, model, _ = case
+    X, _ = data(n=70, seed=2)
+    one, two = (
+        family.explainer(model, n_jobs=n_jobs).fit().explain(X) for n_jobs in (1, 2)
+    )
+    pd.testing.assert_frame_equal(one, two, check_exact=True)
+
+
+def test_efficiency_against_the_models_own_output(case):
+    family, model, explainer = case
+    X, _ = data(n=20, seed=3)
+    raw = np.asarray(family.raw(model, X), dtype=np.float64)
+    phi = explainer.explain(X)
+    predicted = explainer.raw_predict(X)
+    assert predicted.shape == raw.shape
+    np.testing.assert_allclose(predicted, raw, rtol=0, atol=family.atol)
+    if raw.ndim == 1:
+        total = phi.sum(axis=1) + explainer.expected_value_
+        np.testing.assert_allclose(total, raw, rtol=0, atol=family.atol)
+        return
+    for k, output in enumerate(explainer.output_names_):
+        one = explainer.explain(X, output=output)  # one output's plain frame
+        pd.testing.assert_frame_equal(one, phi[output].rename_axis(columns=None))
+        total = one.sum(axis=1) + explainer.expected_value_[output]
+        np.testing.assert_allclose(total, raw[:, k], rtol=0, atol=family.atol)

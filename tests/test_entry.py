@@ -1,0 +1,123 @@
+"""The entry points: Explainer, explain, supports and the unsupported-model error.
+
+Dispatch for every model family is in tests/test_common.py; here are the
+refusals and the one-output form of ``explain``.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.exceptions import NotFittedError
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.linear_model import LinearRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVR
+
+import skshapley
+from skshapley import ProductKernelExplainer, TreeExplainer, UnsupportedModelError
+
+EXPLAINERS = [TreeExplainer, ProductKernelExplainer]
+
+
+def data(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.normal(size=(n, 3)), columns=["a", "b", "c"])
+    return X, X["a"] - X["b"] * X["c"]
+
+
+def test_an_unknown_model_gets_one_short_line():
+    X, y = data()
+    with pytest.raises(UnsupportedModelError) as info:
+        skshapley.Explainer(LinearRegression().fit(X, y))
+    message = str(info.value)
+    assert message.startswith("skshapley does not support LinearRegression;")
+    for family in ("tree ensembles", "XGBoost", "LightGBM", "product-kernel"):
+        assert family in message
+    assert "Supported models" in message  # where the full list is
+    assert "\n" not in message
+    assert len(message) < 300
+    with pytest.raises(UnsupportedModelError, match="LinearRegression"):
+        skshapley.explain(LinearRegression().fit(X, y), X)
+
+
+def test_a_supported_kind_with_unsupported_settings_says_why():
+    # Not "does not support KernelRidge": the kernel is what to change.
+    X, y = data()
+    model = KernelRidge(kernel="poly").fit(X, y)
+    with pytest.raises(UnsupportedModelError, match="kernel='poly'") as info:
+        skshapley.Explainer(model)
+    assert "is not a product kernel" in str(info.value)
+
+
+@pytest.mark.parametrize("cls", EXPLAINERS)
+def test_each_explainers_error_is_short(cls):
+    X, y = data()
+    with pytest.raises(UnsupportedModelError) as info:
+        cls(LinearRegression().fit(X, y)).fit()
+    message = str(info.value)
+    assert message.startswith(f"{cls.__name__} does not support LinearRegression;")
+    assert len(message) < 300
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        (RandomForestRegressor(), {TreeExplainer}),  # unfitted: fit says so
+        (KernelRidge(), {ProductKernelExplainer}),
+        (KernelRidge(kernel="poly").fit(*data()), set()),
+        (LinearRegression(), set()),
+        (make_pipeline(StandardScaler(), SVR()), {ProductKernelExplainer}),
+        (make_pipeline(StandardScaler(), LinearRegression()).fit(*data()), set()),
+    ],
+    ids=["forest", "kernel_ridge", "poly", "linear", "svr_pipeline", "linear_pipe"],
+)
+def test_supports_is_whether_fit_refuses_the_kind(model, expected):
+    assert {cls for cls in EXPLAINERS if cls.supports(model)} == expected
+    for cls in EXPLAINERS:
+        try:
+            cls(model).fit()
+        except UnsupportedModelError:
+            assert cls not in expected
+        except NotFittedError:
+            assert cls in expected
+
+
+def test_explainer_passes_the_parameters():
+    X, y = data()
+    model = SVR().fit(X, y)
+    explainer = skshapley.Explainer(model, groups={"bc": ["b", "c"]}, n_jobs=1)
+    assert explainer.get_params(deep=False) == {
+        "model": model,
+        "groups": {"bc": ["b", "c"]},
+        "n_quadrature_points": "auto",
+        "n_jobs": 1,
+    }
+    assert not hasattr(explainer, "game_")  # not fitted
+    phi = skshapley.explain(model, X.iloc[:4], groups={"bc": ["b", "c"]})
+    assert list(phi.columns) == ["bc", "a"]
+    with pytest.raises(TypeError, match="feature_perturbation"):
+        skshapley.Explainer(model, feature_perturbation="tree_path_dependent")
+
+
+def test_one_output():
+    X, y = data()
+    labels = np.array(["low", "mid", "high"])[np.digitize(y, [-0.5, 0.5])]
+    model = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, labels)
+    explainer = TreeExplainer(model).fit()
+    phi = explainer.explain(X)
+    raw = explainer.raw_predict(X)
+    for k, label in enumerate(model.classes_):
+        one = explainer.explain(X, output=label)
+        assert list(one.columns) == ["a", "b", "c"]
+        np.testing.assert_array_equal(one.to_numpy(), phi[label].to_numpy())
+        # Probabilities: efficiency to rounding of sums of a few numbers <= 1.
+        total = one.sum(axis=1) + explainer.expected_value_[label]
+        np.testing.assert_allclose(total, raw[:, k], rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match=r"output 'top' is not one of .*\[high, low"):
+        explainer.explain(X, output="top")
+    regressor = TreeExplainer(RandomForestRegressor(n_estimators=2).fit(X, y)).fit()
+    pd.testing.assert_frame_equal(
+        regressor.explain(X, output="target"), regressor.explain(X)
+    )
