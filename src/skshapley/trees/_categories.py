@@ -25,6 +25,7 @@ import reprlib
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from .._input import array_values, frame_values, real_values
 from ._table import TreeEnsemble
@@ -50,24 +51,42 @@ def tree_values(X, ensemble: TreeEnsemble) -> np.ndarray:
     if isinstance(X, pd.DataFrame):
         return _frame_codes(X, ensemble)
     if ensemble.category_input == "lookup" and ensemble.categorical_features:
-        array = np.asarray(X) if not hasattr(X, "toarray") else X.toarray()
-        if array.ndim == 2 and array.shape[1] == ensemble.n_features:
+        try:
+            array = np.asarray(X.toarray() if sp.issparse(X) else X)
+        except (TypeError, ValueError):  # ragged lists: array_values says so
+            array = None
+        if array is not None and array.shape[1:] == (ensemble.n_features,):
             return _lookup_columns(array, ensemble)
     return array_values(X)  # numbers (codes where categorical), or an error
 
 
 def _frame_codes(X: pd.DataFrame, ensemble: TreeEnsemble) -> np.ndarray:
-    """A DataFrame's columns as float64, its categorical columns recoded."""
-    recoded = {
-        j: codes
-        for j in range(X.shape[1])
-        if (codes := _column_codes(X.iloc[:, j], j, ensemble)) is not None
-    }
+    """A DataFrame's columns as float64, the model's category columns recoded."""
+    if ensemble.category_input == "values":
+        return frame_values(X)
+    levels = ensemble.category_levels or (None,) * X.shape[1]
+    if ensemble.category_input == "lookup":
+        recoded = list(ensemble.categorical_features)
+    else:  # "codes": pandas categories, and the features learned as them
+        recoded = [
+            j
+            for j, dtype in enumerate(X.dtypes)
+            if isinstance(dtype, pd.CategoricalDtype) or levels[j] is not None
+        ]
     values = np.empty(X.shape, dtype=np.float64)
-    plain = np.setdiff1d(np.arange(X.shape[1]), list(recoded))
+    plain = np.setdiff1d(np.arange(X.shape[1]), recoded)
     values[:, plain] = frame_values(X.iloc[:, plain])
-    for j, codes in recoded.items():
-        values[:, j] = codes
+    for j in recoded:
+        column = X.iloc[:, j]
+        if ensemble.category_input == "codes":
+            values[:, j] = _pandas_codes(column, j, levels[j], ensemble)
+        else:
+            values[:, j] = lookup_codes(
+                column,
+                levels[j],
+                f"Column {column.name!r} of X",
+                ensemble.unknown_categories,
+            )
     return values
 
 
@@ -87,23 +106,19 @@ def _lookup_columns(array: np.ndarray, ensemble: TreeEnsemble) -> np.ndarray:
     return values
 
 
-def _column_codes(column: pd.Series, j: int, ensemble: TreeEnsemble):
-    """The codes of a DataFrame column that the model reads as categories, else None."""
-    levels = ensemble.category_levels[j] if ensemble.category_levels else None
-    categorical = j in ensemble.categorical_features
-    where = f"Column {column.name!r} of X"
-    if ensemble.category_input == "lookup":
-        if not categorical:
-            return None
-        return lookup_codes(column, levels, where, ensemble.unknown_categories)
-    if ensemble.category_input != "codes":
-        return None
+def _pandas_codes(column: pd.Series, j: int, levels, ensemble: TreeEnsemble):
+    """XGBoost's and LightGBM's codes of a pandas category column.
+
+    Counted in the training categories where the model has them, else as
+    pandas counts them; numbers in a column the model learned as a category
+    are refused (see :func:`_check_category_column`).
+    """
     is_category = isinstance(column.dtype, pd.CategoricalDtype)
+    categorical = j in ensemble.categorical_features
     _check_category_column(column.name, is_category, categorical, levels)
-    if not is_category:
-        return None  # numbers: codes already
-    if levels is None:  # codes as pandas counts them
+    if levels is None:
         return _missing_as_nan(column.cat.codes.to_numpy())
+    where = f"Column {column.name!r} of X"
     return lookup_codes(column, levels, where, ensemble.unknown_categories)
 
 
