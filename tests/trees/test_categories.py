@@ -22,6 +22,7 @@ from sklearn.ensemble import (
 )
 
 from skshapley import TreeExplainer
+from skshapley.cli import main
 from skshapley.trees._categories import lookup_codes
 
 # The table adds the same leaf values in the same order as scikit-learn; 1e-12
@@ -270,3 +271,24 @@ def test_xgboost_string_categories():
     unknown = rows_with_unknown_and_missing(frame, unknown=True)
     with pytest.raises(ValueError, match=r"'sex'.*did not see in training.*unseen"):
         explainer.explain(unknown)
+
+
+def test_command_explains_a_skops_model_with_string_categories(tmp_path, capfd):
+    # The command reads text columns from CSV as strings: a skops file of a
+    # HistGradientBoosting model with string categories is explained from
+    # them, unknown categories included.
+    sio = pytest.importorskip("skops.io")
+    model, X = fitted("regressor", ["sex", "colour"])
+    sio.dump(model, tmp_path / "model.skops")
+    rows = X.iloc[:10].copy()
+    rows.loc[rows.index[0], "sex"] = "unseen"
+    rows.to_csv(tmp_path / "rows.csv", index=False)
+    out = tmp_path / "values.csv"
+    status = main(
+        ["explain", "--model", str(tmp_path / "model.skops"), "--data",
+         str(tmp_path / "rows.csv"), "--out", str(out), "--quiet"]
+    )  # fmt: skip
+    assert status == 0, capfd.readouterr().err
+    written = pd.read_csv(out, index_col=0)
+    total = written.drop(columns="base_value").sum(axis=1) + written["base_value"]
+    np.testing.assert_allclose(total, model.predict(rows), rtol=0, atol=1e-12)
