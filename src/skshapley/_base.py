@@ -375,43 +375,36 @@ class BaseExplainer(BaseEstimator):
         return rows, default_index if index is None else index
 
     def _validate_X(
-        self,
-        X,
-        *,
-        allow_nan: bool,
-        allow_inf: bool,
-        categories_as_codes: bool = False,
-        category_levels=None,
-        categorical_features=(),
-        unknown_categories: str = "missing",
+        self, X, *, allow_nan: bool, allow_inf: bool
     ) -> tuple[np.ndarray, pd.Index]:
         """``X`` as a new float64 array in the model's column order, and its index.
 
         DataFrame columns are matched by name (by position if the model
-        knows no names) and converted one by one (see
-        :func:`~skshapley._input.frame_values`: category columns become
-        their values, or their codes if ``categories_as_codes``, counted in
-        ``category_levels[j]`` where it is given; categories missing from it
-        are missing values, or an error if ``unknown_categories ==
-        "error"``). Anything else is read as an array of real numbers. The
-        caller's data is copied, never modified.
+        knows no names), then converted by :meth:`_values`. The caller's
+        data is copied, never modified.
         """
         X = as_pandas(X)
         if isinstance(X, pd.DataFrame):
             index = X.index
-            array = frame_values(
-                self._columns(X, self._model_features),
-                categories_as_codes=categories_as_codes,
-                category_levels=category_levels,
-                categorical_features=categorical_features,
-                unknown_categories=unknown_categories,
-            )
+            array = self._values(self._columns(X, self._model_features))
         else:
-            array = array_values(X)
+            array = self._values(X)
             self._check_shape(array.shape, len(self._model_features[0]))
             index = pd.RangeIndex(len(array))
         self._check_values(array, allow_nan=allow_nan, allow_inf=allow_inf)
         return array, index
+
+    def _values(self, X) -> np.ndarray:
+        """``X`` as a new float64 array of real numbers, or a ValueError.
+
+        ``X`` is a DataFrame in the model's column order (converted column
+        by column, see :func:`~skshapley._input.frame_values`) or any
+        array-like. Explainers whose models read other values (the tree
+        package's category codes) override this.
+        """
+        if isinstance(X, pd.DataFrame):
+            return frame_values(X)
+        return array_values(X)
 
     def _columns(self, X: pd.DataFrame, features: tuple) -> pd.DataFrame:
         """A DataFrame's columns as ``features``, in their order.

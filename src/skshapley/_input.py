@@ -33,66 +33,25 @@ def check_unique_columns(columns: Sequence[str]) -> None:
         )
 
 
-def frame_values(
-    X: pd.DataFrame,
-    *,
-    categories_as_codes: bool,
-    category_levels: Sequence | None,
-    categorical_features: Sequence[int],
-    unknown_categories: str,
-) -> np.ndarray:
-    """A DataFrame's columns, in order, as a C-ordered float64 array.
+def frame_values(X: pd.DataFrame) -> np.ndarray:
+    """A DataFrame's columns, in order, as a new C-ordered float64 array.
 
-    Pandas categorical columns become their values, or, if
-    ``categories_as_codes``, their codes (see :func:`category_codes`), which
-    only the model's ``categorical_features`` accept; a feature the model
-    learned as a pandas category (``category_levels[j]`` not None) must be
-    one.
+    Each column is converted by its own dtype (see :func:`real_values`);
+    pandas categorical columns become their values.
     """
     values = np.empty(X.shape, dtype=np.float64)
-    levels = category_levels or [None] * X.shape[1]
-    # NumPy-typed numeric columns of numeric features, converted at once
-    # (the common case; the loop below costs ~25 µs per column).
+    # NumPy-typed numeric columns, converted at once (the common case; the
+    # loop below costs ~25 µs per column).
     plain = [
         j
-        for j, (dtype, level) in enumerate(zip(X.dtypes, levels, strict=True))
-        if isinstance(dtype, np.dtype) and dtype.kind in "biuf" and level is None
+        for j, dtype in enumerate(X.dtypes)
+        if isinstance(dtype, np.dtype) and dtype.kind in "biuf"
     ]
     values[:, plain] = X.iloc[:, plain].to_numpy(dtype=np.float64)
     for j in np.setdiff1d(np.arange(X.shape[1]), plain):
-        column, level = X.iloc[:, j], levels[j]
-        if categories_as_codes:
-            is_category = isinstance(column.dtype, pd.CategoricalDtype)
-            _check_category_column(
-                column.name, is_category, j in categorical_features, level
-            )
-            if is_category:
-                values[:, j] = category_codes(column, level, unknown_categories)
-                continue
+        column = X.iloc[:, j]
         values[:, j] = real_values(column, f"Column {column.name!r} of X")
     return values
-
-
-def _check_category_column(name, is_category: bool, categorical: bool, level):
-    """Refuse a category column for a numeric feature, and the converse.
-
-    For models that read category codes: a code is not the value it stands
-    for, and a feature learned as a pandas category is looked up by value in
-    its training categories (XGBoost and LightGBM refuse both mismatches).
-    """
-    if is_category and not categorical:
-        raise ValueError(
-            f"Column {name!r} of X is a pandas category, but the model learned "
-            f"feature {name!r} as numeric: pass its values as numbers (the "
-            "model would read the category codes, not the values)."
-        )
-    if not is_category and level is not None:
-        raise ValueError(
-            f"Column {name!r} of X must be a pandas category: the model learned "
-            f"feature {name!r} as one, with categories {list(level)[:10]}. "
-            "Convert it with astype('category'), or pass a NumPy array of its "
-            "category codes."
-        )
 
 
 def as_pandas(X):
@@ -196,27 +155,6 @@ def _is_number(value) -> bool:
     except (TypeError, ValueError, OverflowError):
         return False
     return True
-
-
-def category_codes(column: pd.Series, levels, unknown: str) -> np.ndarray:
-    """A categorical column's codes as floats, NaN where missing.
-
-    With ``levels`` (the training categories), codes are positions in it, as
-    the model counts them; values it does not list are missing, or raise a
-    ``ValueError`` if ``unknown == "error"``.
-    """
-    if levels is not None:
-        recoded = column.cat.set_categories(list(levels))
-        unseen = column[recoded.isna() & column.notna()].unique().tolist()
-        if unseen and unknown == "error":
-            raise ValueError(
-                f"Column {column.name!r} has categories the model did not see "
-                f"in training: {unseen}."
-            )
-        column = recoded
-    codes = column.cat.codes.to_numpy().astype(np.float64)
-    codes[codes < 0] = np.nan
-    return codes
 
 
 def float32_unless_float(X) -> bool:

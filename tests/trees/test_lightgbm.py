@@ -230,7 +230,7 @@ def test_predictions_match(kind):
     assert (table.raw_output, table.output_names) == EXPECTED_OUTPUTS[kind]
     assert table.n_features == 4
     assert table.float32_inputs is False
-    assert table.categories_as_codes is True
+    assert table.category_input == "codes"
     np.testing.assert_array_equal(table.base_offset, np.zeros(n_outputs(model)))
     assert table.is_categorical.any()
     assert_close(predict_ensemble(table, X), raw_output_of(model, X), RTOL)

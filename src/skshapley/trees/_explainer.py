@@ -11,6 +11,7 @@ from .._limits import MAX_SCRATCH_BYTES_PER_THREAD
 from .._threads import effective_n_threads
 from ..games._quadrature import Rules, check_n_quadrature_points, exact_n_points
 from . import _tree_core
+from ._categories import tree_values
 from ._parsers import parse_model
 
 # Rows cast to float32 at a time: bounds the cast's temporary to ~32 MB.
@@ -262,10 +263,6 @@ class TreeExplainer(BaseExplainer):
             X,
             allow_nan=ensemble.allow_nan,
             allow_inf=ensemble.allow_inf,
-            categories_as_codes=ensemble.categories_as_codes,
-            category_levels=ensemble.category_levels,
-            categorical_features=ensemble.categorical_features,
-            unknown_categories=ensemble.unknown_categories,
         )
         if to_float32:
             # X is our own copy: round it to float32 values in place.
@@ -289,6 +286,10 @@ class TreeExplainer(BaseExplainer):
             rounding = np.floor if ensemble.category_rounding == "floor" else np.trunc
             X[:, columns] = rounding(X[:, columns])
         return X, index
+
+    def _values(self, X) -> np.ndarray:
+        """``X`` as float64, categorical features as the model's category codes."""
+        return tree_values(X, self.ensemble_)
 
     def _forest(self) -> _tree_core.Forest:
         """The node arrays in the compiled kernels' form (cheap: no copies)."""

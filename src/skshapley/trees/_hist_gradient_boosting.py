@@ -15,16 +15,19 @@ What the predictors do (sklearn/ensemble/_hist_gradient_boosting/_predictor.pyx,
 
 Categorical features always pass through the model's ``_preprocessor``: a
 ColumnTransformer that puts the categorical columns first and encodes each
-with an OrdinalEncoder (unknown values become NaN, so they also follow the
-missing rule). The table routes on the original columns instead: its features
-are the original column indices, and its bitsets hold the raw category values,
-which must therefore be integers 0..255.
+with an OrdinalEncoder, whose codes are positions in its ``categories_``
+(values of any type: numbers, strings; unknown values become NaN, so they
+also follow the missing rule). The table's features are the original column
+indices; its bitsets hold those codes, and the ensemble keeps each column's
+categories (``category_levels``) so that the explainer looks the input's
+values up in them as the encoder does (``category_input="lookup"``).
 
 Leaf values already include the learning rate (the grower's
 ``_apply_shrinkage``).
 """
 
 import numpy as np
+import pandas as pd
 from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTYPE
 
 from .._errors import UnsupportedModelError
@@ -60,17 +63,14 @@ def parse_hist_gradient_boosting(model) -> TreeEnsemble:
     Returns
     -------
     TreeEnsemble
-        Routes rows of the model's original input columns (float64, NaN
-        allowed) exactly as ``model._raw_predict``; its raw output is
+        Routes rows of the model's original input columns (categorical
+        features as their codes, NaN allowed) exactly as
+        ``model._raw_predict``; its raw output is
         ``model._raw_predict(X)`` and its base offset
         ``model._baseline_prediction``.
 
     Raises
     ------
-    UnsupportedModelError
-        (a ``TypeError``) If a categorical feature has category values that
-        are not integers 0..255 (e.g. strings), which the table's category
-        bitsets cannot hold.
     ValueError
         If the model's attributes are malformed (a tampered file).
     """
@@ -113,7 +113,9 @@ def parse_hist_gradient_boosting(model) -> TreeEnsemble:
                     )
                 left_codes = _checked_bitsets(predictor)[nodes["bitset_idx"][u]]
                 known_codes = _known_codes(model, f)
-                _set_categorical_node(tree, u, categories[f], left_codes, known_codes)
+                _set_categorical_node(
+                    tree, u, len(categories[f]), left_codes, known_codes
+                )
             trees.append(tree)
 
     if not trees:
@@ -135,27 +137,43 @@ def parse_hist_gradient_boosting(model) -> TreeEnsemble:
         output_names=output_names,
         raw_output=_RAW_OUTPUTS.get(type(model._loss.link).__name__, "margin"),
         feature_names=fitted_feature_names(model),
+        **_category_fields(column_of, categories, model.n_features_in_),
     )
 
 
-def _set_categorical_node(
-    tree: ParsedTree, u: int, category_values, left_codes, known_codes
-) -> None:
-    """Write node ``u``'s split, on the raw category values, into ``tree``.
+def _category_fields(column_of, categories, n_features: int) -> dict:
+    """The ensemble's category fields: each original column's categories."""
+    levels = [None] * n_features
+    for f, values in enumerate(categories):
+        if values is not None:
+            levels[column_of[f]] = tuple(values)
+    return {
+        "category_input": "lookup",
+        "category_levels": tuple(levels),
+        "categorical_features": tuple(
+            j for j, values in enumerate(levels) if values is not None
+        ),
+        "unknown_categories": "missing",
+    }
 
-    In sklearn, category code ``c`` (the raw value ``category_values[c]``)
-    goes left if it is in ``left_codes``, else right if it is in
-    ``known_codes``, else by the missing rule; NaN and every value outside
-    ``category_values`` (unknown, non-integral, out of range) follow the
-    missing rule. The table sends all those values right (NaN by
-    ``missing_left``), so if sklearn's missing side is left the children are
-    swapped; the bitset then lists the known values on the other side.
+
+def _set_categorical_node(
+    tree: ParsedTree, u: int, n_categories: int, left_codes, known_codes
+) -> None:
+    """Write node ``u``'s split, on the category codes, into ``tree``.
+
+    In sklearn, category code ``c`` (0 .. ``n_categories - 1``) goes left if
+    it is in ``left_codes``, else right if it is in ``known_codes``, else by
+    the missing rule; NaN (missing or unknown values) follows the missing
+    rule. The table sends every value outside its bitset right (NaN by
+    ``missing_left``), so if sklearn's missing side is left the children
+    are swapped; the bitset then lists the codes on the other side.
     """
     missing_left = bool(tree.missing_left[u])
     if missing_left:
         swap_children(tree, u)
     other_side = []
-    for code, value in enumerate(category_values):
+    for code in range(n_categories):
         if in_category_bitset(left_codes, code):
             goes_left = True
         elif in_category_bitset(known_codes, code):
@@ -163,7 +181,7 @@ def _set_categorical_node(
         else:
             goes_left = missing_left
         if goes_left != missing_left:
-            other_side.append(int(value))
+            other_side.append(code)
     tree.category_bitset[u] |= category_bitset(other_side)
 
 
@@ -228,11 +246,12 @@ def _known_codes(model, feature: int) -> np.ndarray:
 
 
 def _column_map(model):
-    """Original column of each predictor feature, and its category values.
+    """Original column of each predictor feature, and its categories.
 
     Returns ``column_of`` (intp array over the predictors' features) and
-    ``categories`` (per predictor feature: the raw value of each category
-    code, or None for numerical features).
+    ``categories`` (per predictor feature: the OrdinalEncoder's categories,
+    code ``c`` standing for ``categories[c]``, without the missing value; or
+    None for numerical features).
     """
     n_features = checked_count(model, "n_features_in_", MAX_FEATURES)
     preprocessor = getattr(model, "_preprocessor", None)
@@ -246,22 +265,14 @@ def _column_map(model):
     encoder = preprocessor.named_transformers_["encoder"]
     start = preprocessor.output_indices_["encoder"].start
     for i, values in enumerate(encoder.categories_):
-        column = column_of[start + i]
-        if values.dtype.kind not in "biuf":
-            raise UnsupportedModelError(
-                f"Categorical feature {column} has non-numeric categories "
-                f"({values.dtype}); the tree table needs category values that "
-                "are integers 0..255."
-            )
-        values = values.astype(np.float64)
-        values = values[~np.isnan(values)]  # NaN is the last, code-less entry
-        if not np.all(
-            (values >= 0) & (values < N_CATEGORIES) & (values == np.floor(values))
-        ):
-            raise UnsupportedModelError(
-                f"Categorical feature {column} has category values outside the "
-                "integers 0..255, which the tree table's category bitsets cannot "
-                "hold; encode the categories as 0..255 before fitting."
+        values = list(values)
+        if values and pd.isna(values[-1]):  # NaN is the last, code-less entry
+            values = values[:-1]
+        if len(values) > N_CATEGORIES:
+            raise ValueError(
+                f"Categorical feature {column_of[start + i]} has {len(values)} "
+                f"categories, more than HistGradientBoosting's {N_CATEGORIES - 1}; "
+                "the model file may be corrupt."
             )
         categories[start + i] = values
     return column_of, categories

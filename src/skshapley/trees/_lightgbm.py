@@ -133,7 +133,7 @@ def parse_lightgbm(model) -> TreeEnsemble:
         output_names=_output_names(wrapper, parsed.n_outputs, name),
         raw_output=_raw_output(objective),
         feature_names=_feature_names(wrapper, parsed.feature_names),
-        categories_as_codes=True,
+        category_input="codes",
         spaces_in_names_as_underscores=True,
         **_categorical_features(parsed),
     )

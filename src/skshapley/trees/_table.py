@@ -204,22 +204,25 @@ class TreeEnsemble:
         "margin", for messages and reports.
     feature_names : tuple of str or None, default=None
         The names the model was fitted with, if it knows them.
-    categories_as_codes : bool, default=False
-        Whether pandas categorical columns enter the trees as their codes
-        (XGBoost, LightGBM) rather than as their values (HistGradientBoosting).
+    category_input : {"values", "codes", "lookup"}, default="values"
+        How the model reads its input's categories (see
+        ``trees/_categories.py``): every column as numbers ("values",
+        scikit-learn's trees); numbers in categorical features as codes and
+        pandas categories recoded by value ("codes", XGBoost, LightGBM); or
+        every value of a categorical feature, strings included, looked up
+        in its training categories ("lookup", HistGradientBoosting).
     category_levels : tuple or None, default=None
         Per feature, the categories seen in training (codes are positions in
-        this list), or None; used to recode DataFrame columns as the model
-        does.
+        this list), or None; used to recode columns as the model does.
     categorical_features : tuple of int, default=()
         Features the model routes as category codes.
     category_rounding : {"trunc", "floor"}, default="trunc"
         How the model makes their values integral before routing: LightGBM
         truncates, XGBoost floors (after its float32 cast).
     unknown_categories : {"missing", "error"}, default="missing"
-        What the model does with DataFrame categories it did not see in
-        training: route them as missing values (LightGBM) or refuse them
-        (XGBoost).
+        What the model does with categories it did not see in training:
+        route them as missing values (LightGBM, HistGradientBoosting) or
+        refuse them (XGBoost).
     missing_value : float, default=nan
         A value the model treats as missing besides NaN (XGBoost's
         ``missing=``): inputs equal to it are routed as NaN. NaN means none.
@@ -253,7 +256,7 @@ class TreeEnsemble:
     output_names: tuple
     raw_output: str
     feature_names: tuple | None = None
-    categories_as_codes: bool = False
+    category_input: str = "values"
     category_levels: tuple | None = None
     categorical_features: tuple = ()
     category_rounding: str = "trunc"

@@ -229,7 +229,7 @@ def _ensemble(document, missing_value, classes, best_iteration):
         # The wrappers' feature_names_in_ are their Booster's feature_names
         # (none when fitted on an array).
         feature_names=_feature_names(learner, n_features),
-        categories_as_codes=True,
+        category_input="codes",
         category_levels=_category_levels(forest, path, n_features),
         # XGBoost looks categories up as floor(float32(x)); it refuses
         # categories it did not see in training.
