@@ -17,6 +17,7 @@ from typing import ClassVar
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
@@ -367,6 +368,15 @@ class BaseExplainer(BaseEstimator):
             index = X.index
             X = self._columns(X, (self.feature_names_in_, self.columns_by_name_))
             X = X if self.columns_by_name_ else X.to_numpy()
+        elif self.columns_by_name_:
+            # Rows by position, for a pipeline fitted on named columns: name
+            # them, as scikit-learn would warn about an array otherwise.
+            array = None if sp.issparse(X) else np.asarray(X)
+            if array is not None and array.dtype.kind in "US":  # mixed lists
+                array = np.asarray(X, dtype=object)
+            if array is not None and array.ndim == 2:
+                self._check_shape(array.shape, self.n_features_in_)
+                X = pd.DataFrame(array, columns=list(self.feature_names_in_))
         transformed = _transformed(self._preprocess, X)
         try:
             rows, default_index = self._prepared(transformed)
