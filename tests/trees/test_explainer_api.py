@@ -10,7 +10,6 @@ from naive import path_dependent_value
 from sklearn.base import clone
 from sklearn.ensemble import (
     GradientBoostingRegressor,
-    IsolationForest,
     RandomForestClassifier,
     RandomForestRegressor,
 )
@@ -138,10 +137,9 @@ Namesake.__name__ = Namesake.__qualname__ = "DecisionTreeRegressor"
     [
         LinearRegression().fit([[0.0], [1.0]], [0.0, 1.0]),
         make_pipeline(DecisionTreeRegressor()).fit([[0.0], [1.0]], [0.0, 1.0]),
-        IsolationForest(n_estimators=2, random_state=0).fit([[0.0], [1.0]]),
         Namesake().fit([[0.0], [1.0]], [0.0, 1.0]),
     ],
-    ids=["linear", "pipeline", "isolation_forest", "namesake"],
+    ids=["linear", "pipeline", "namesake"],
 )
 def test_unsupported_model(model):
     with pytest.raises(TypeError, match="does not support") as info:
