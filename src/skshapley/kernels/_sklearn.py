@@ -1,11 +1,11 @@
 """scikit-learn's product-kernel models, parsed into :class:`KernelGame`.
 
 Supported: ``KernelRidge`` (``rbf``, ``laplacian``, ``chi2`` or a Gaussian
-process kernel), ``SVR`` / ``NuSVR`` / ``SVC`` / ``NuSVC`` (``rbf``),
-``GaussianProcessRegressor`` and binary ``GaussianProcessClassifier`` whose
-kernels are sums of products of ``RBF`` and ``ConstantKernel`` (plus
-``WhiteKernel``, which is zero between distinct points and so adds nothing at
-prediction).
+process kernel), ``SVR`` / ``NuSVR`` / ``SVC`` / ``NuSVC`` / ``OneClassSVM``
+(``rbf``), ``GaussianProcessRegressor`` and ``GaussianProcessClassifier``
+(binary, or one-vs-rest for several classes) whose kernels are sums of
+products of ``RBF`` and ``ConstantKernel`` (plus ``WhiteKernel``, which is
+zero between distinct points and so adds nothing at prediction).
 
 Models may come from files (skops), so every number read is checked
 (finite, in range, of the right shape) and a bad one is a ``ValueError``
@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from sklearn.gaussian_process import GaussianProcessClassifier, GaussianProcessRegressor
 from sklearn.gaussian_process import kernels as gp_kernels
 from sklearn.kernel_ridge import KernelRidge
-from sklearn.svm import SVC, SVR, NuSVC, NuSVR
+from sklearn.svm import SVC, SVR, NuSVC, NuSVR, OneClassSVM
 from sklearn.utils.validation import check_is_fitted
 
 from .._errors import UnsupportedModelError
@@ -35,8 +35,9 @@ SUPPORTED_MODELS = (
     "NuSVR",
     "SVC",
     "NuSVC",
+    "OneClassSVM",
     "GaussianProcessRegressor",
-    "GaussianProcessClassifier (binary)",
+    "GaussianProcessClassifier (binary or one-vs-rest)",
 )
 _STRING_KERNELS = ("rbf", "laplacian", "chi2")
 _GP_KERNELS = (
@@ -82,7 +83,7 @@ def _kernel_ridge(model: KernelRidge) -> KernelGame:
         )
     dual = checked_numbers(model.dual_coef_, "dual_coef_", ndim=(1, 2))
     return _game(
-        model, reference, dual, terms, np.zeros(_n_columns(dual)),
+        model, [(reference, dual, terms)], np.zeros(_n_columns(dual)),
         _target_names(dual), "value",
     )  # fmt: skip
 
@@ -115,8 +116,10 @@ def _svm(model) -> KernelGame:
             f"{len(reference)} support vectors; the model file may be corrupt."
         )
     if not is_classifier:
-        return _game(model, reference, dual.T, terms, intercept,
-                     regression_output_names(1), "value")  # fmt: skip
+        # OneClassSVM: decision_function, positive for inliers.
+        raw_output = "decision function" if model._impl == "one_class" else "value"
+        return _game(model, [(reference, dual.T, terms)], intercept,
+                     regression_output_names(1), raw_output)  # fmt: skip
     classes = checked_classes(model)
     n_pairs = len(classes) * (len(classes) - 1) // 2
     if dual.shape[0] != len(classes) - 1 or len(intercept) != n_pairs:
@@ -128,12 +131,13 @@ def _svm(model) -> KernelGame:
         weights, names = dual.T, (classes[1],)
     else:
         weights, names = _one_vs_one(model, dual)
-    return _game(model, reference, weights, terms, intercept, names,
+    return _game(model, [(reference, weights, terms)], intercept, names,
                  "decision function")  # fmt: skip
 
 
 _LIBSVM_IMPLEMENTATION = {
-    "SVC": "c_svc", "NuSVC": "nu_svc", "SVR": "epsilon_svr", "NuSVR": "nu_svr"
+    "SVC": "c_svc", "NuSVC": "nu_svc", "SVR": "epsilon_svr", "NuSVR": "nu_svr",
+    "OneClassSVM": "one_class",
 }  # fmt: skip
 
 
@@ -188,36 +192,91 @@ def _gp_regressor(model: GaussianProcessRegressor) -> KernelGame:
     if dual.ndim == 2 and dual.shape[1] == 1:
         dual, std, mean = dual[:, 0], std.reshape(-1)[0], mean.reshape(-1)[0]
     intercept = np.broadcast_to(mean, (_n_columns(dual),)).astype(np.float64)
-    return _game(model, reference, dual * std, terms, intercept,
+    return _game(model, [(reference, dual * std, terms)], intercept,
                  _target_names(dual), "value")  # fmt: skip
 
 
 def _gp_classifier(model: GaussianProcessClassifier) -> KernelGame:
+    """The latent mean of each binary Laplace model: one output for a binary
+    classifier (``classes_[1]``), one per class (that class against the
+    rest) for a one-vs-rest multiclass one.
+    """
     classes = checked_classes(model)
-    if len(classes) != 2:
+    if len(classes) == 2:
+        parts = [_latent_mean(model.base_estimator_, "base_estimator_")]
+        return _game(model, parts, np.zeros(1), (classes[1],), "latent mean")
+    if model.multi_class != "one_vs_rest":
         raise UnsupportedModelError(
-            "ProductKernelExplainer supports binary GaussianProcessClassifier "
-            f"only; this one has {len(classes)} classes."
+            "ProductKernelExplainer supports GaussianProcessClassifier with "
+            f"multi_class='one_vs_rest' for {len(classes)} classes; got "
+            f"multi_class={model.multi_class!r}."
         )
-    laplace = model.base_estimator_
-    reference = _reference(laplace.X_train_, "base_estimator_.X_train_")
+    estimators = model.base_estimator_.estimators_
+    if not isinstance(estimators, list) or len(estimators) != len(classes):
+        raise ValueError(
+            f"The model's base_estimator_.estimators_ must be a list of "
+            f"{len(classes)} binary classifiers, one per class; the model file "
+            "may be corrupt."
+        )
+    parts = []
+    for k, laplace in enumerate(estimators):
+        reference, dual, terms = _latent_mean(
+            laplace, f"base_estimator_.estimators_[{k}]"
+        )
+        weights = np.zeros((len(reference), len(classes)))
+        weights[:, k] = dual
+        parts.append((reference, weights, terms))
+    return _game(model, _merged(parts), np.zeros(len(classes)), classes,
+                 "latent mean")  # fmt: skip
+
+
+def _latent_mean(laplace, name: str) -> tuple[np.ndarray, np.ndarray, list]:
+    """The latent mean ``k(x, X_train) @ (y_train - pi)`` of a binary Laplace
+    model, as reference points, dual weights and kernel terms.
+    """
+    reference = _reference(laplace.X_train_, f"{name}.X_train_")
     terms = _gp_terms(laplace.kernel_, reference.shape[1])
-    # The latent mean at x is k(x, X_train) @ (y_train - pi).
-    y_train = checked_numbers(laplace.y_train_, "base_estimator_.y_train_", ndim=(1,))
-    pi = checked_numbers(laplace.pi_, "base_estimator_.pi_", ndim=(1,))
+    y_train = checked_numbers(laplace.y_train_, f"{name}.y_train_", ndim=(1,))
+    pi = checked_numbers(laplace.pi_, f"{name}.pi_", ndim=(1,))
     if not y_train.shape == pi.shape == (len(reference),):
         raise ValueError(
-            "The model's y_train_ and pi_ do not fit its training points; the "
-            "model file may be corrupt."
+            f"The model's {name}.y_train_ and pi_ do not fit its training "
+            "points; the model file may be corrupt."
         )
-    dual = y_train - pi
-    return _game(model, reference, dual, terms, np.zeros(1),
-                 (model.classes_[1],), "latent mean")  # fmt: skip
+    return reference, y_train - pi, terms
+
+
+def _merged(parts: list) -> list:
+    """``parts`` with the weights of equal reference points and kernels added.
+
+    The one-vs-rest classifiers share their training points; those whose
+    fitted kernels are equal too (always with ``optimizer=None``) become one
+    set of games with one output each, evaluated once.
+    """
+    merged = []
+    for reference, weights, terms in parts:
+        for index, (other, other_weights, other_terms) in enumerate(merged):
+            if _same_terms(terms, other_terms) and np.array_equal(reference, other):
+                merged[index] = (other, other_weights + weights, other_terms)
+                break
+        else:
+            merged.append((reference, weights, terms))
+    return merged
+
+
+def _same_terms(first: list, second: list) -> bool:
+    """Whether two kernels' terms (see :func:`_gp_terms`) are the same."""
+    return len(first) == len(second) and all(
+        c1 == c2
+        and d1.keys() == d2.keys()
+        and all(np.array_equal(d1[key], d2[key]) for key in d1)
+        for (c1, d1), (c2, d2) in zip(first, second, strict=True)
+    )
 
 
 _PARSERS = (
     (KernelRidge, "dual_coef_", _kernel_ridge),
-    (SVR | NuSVR | SVC | NuSVC, "support_vectors_", _svm),
+    (SVR | NuSVR | SVC | NuSVC | OneClassSVM, "support_vectors_", _svm),
     (GaussianProcessRegressor, "X_train_", _gp_regressor),
     (GaussianProcessClassifier, "base_estimator_", _gp_classifier),
 )
@@ -272,38 +331,50 @@ def _add_coefficients(first: dict, second: dict) -> dict:
     }
 
 
-def _game(model, reference, dual, terms, intercept, output_names, raw_output):
-    """Assemble the game: constant terms go to the intercept."""
-    dual = np.asarray(dual, dtype=np.float64)
+def _game(model, parts, intercept, output_names, raw_output) -> KernelGame:
+    """Assemble the game of a sum of kernel expansions.
+
+    ``parts`` lists ``(reference, dual, terms)``: reference points, their
+    dual weights (one column per output) and the kernel's terms (see
+    :func:`_gp_terms`). Constant terms go to the intercept.
+    """
     intercept = np.array(intercept, dtype=np.float64)
     n_outputs = len(output_names)
-    if len(dual) != len(reference) or dual.size != len(reference) * n_outputs:
-        raise ValueError(
-            f"The model has dual coefficients of shape {dual.shape} for "
-            f"{len(reference)} reference points and {n_outputs} outputs; the "
-            "model file may be corrupt."
-        )
     if intercept.shape != (n_outputs,):
         raise ValueError(
             f"The model's intercept has shape {intercept.shape} for {n_outputs} "
             "outputs; the model file may be corrupt."
         )
-    weights = dual.reshape(len(reference), n_outputs)
-    zeros = np.zeros(reference.shape[1])
+    n_features = parts[0][0].shape[1]
     components = []
-    for constant, coefficients in terms:
-        if not any(np.any(gamma != 0.0) for gamma in coefficients.values()):
-            intercept += constant * weights.sum(axis=0)
-            continue
-        components.append(
-            KernelComponent(
-                reference=reference,
-                weights=constant * weights,
-                squared=coefficients.get("squared", zeros),
-                absolute=coefficients.get("absolute", zeros),
-                chi2=coefficients.get("chi2", zeros),
+    for reference, dual, terms in parts:
+        dual = np.asarray(dual, dtype=np.float64)
+        if len(dual) != len(reference) or dual.size != len(reference) * n_outputs:
+            raise ValueError(
+                f"The model has dual coefficients of shape {dual.shape} for "
+                f"{len(reference)} reference points and {n_outputs} outputs; the "
+                "model file may be corrupt."
             )
-        )
+        if reference.shape[1] != n_features:
+            raise ValueError(
+                f"The model's training points have {reference.shape[1]} and "
+                f"{n_features} features; the model file may be corrupt."
+            )
+        weights = dual.reshape(len(reference), n_outputs)
+        zeros = np.zeros(n_features)
+        for constant, coefficients in terms:
+            if not any(np.any(gamma != 0.0) for gamma in coefficients.values()):
+                intercept += constant * weights.sum(axis=0)
+                continue
+            components.append(
+                KernelComponent(
+                    reference=reference,
+                    weights=constant * weights,
+                    squared=coefficients.get("squared", zeros),
+                    absolute=coefficients.get("absolute", zeros),
+                    chi2=coefficients.get("chi2", zeros),
+                )
+            )
     names = getattr(model, "feature_names_in_", None)
     return KernelGame(
         components=tuple(components),
@@ -311,7 +382,7 @@ def _game(model, reference, dual, terms, intercept, output_names, raw_output):
         output_names=tuple(np.asarray(output_names).tolist()),
         raw_output=raw_output,
         feature_names=None if names is None else np.asarray(names, dtype=object),
-        n_features=reference.shape[1],
+        n_features=n_features,
     )
 
 
