@@ -397,6 +397,26 @@ def test_bad_model_numbers_give_a_value_error_naming_them(
         ProductKernelExplainer(model).fit()
 
 
+def test_one_vs_rest_classes_with_their_own_points_stay_apart():
+    # Equal kernels are shared only with equal training points: a model
+    # (say, from a file) whose classes hold different points is explained
+    # as it predicts.
+    model = _fitted(GaussianProcessClassifier(RBF(1.0), optimizer=None), 3)
+    binary = model.base_estimator_.estimators_[1]
+    binary.X_train_ = binary.X_train_ + 0.5
+    X = np.random.default_rng(2).uniform(0.1, 2.0, size=(6, 3))
+    explainer = ProductKernelExplainer(model).fit()
+    expected = kernel_model_output(model, X)
+    assert_close(explainer.raw_predict(X), expected, CONVERSION_RTOL)
+    total = np.column_stack(
+        [
+            explainer.explain(X)[k].sum(axis=1) + explainer.expected_value_[k]
+            for k in explainer.output_names_
+        ]
+    )
+    assert_close(total, expected, EFFICIENCY_RTOL)
+
+
 def test_bad_number_in_one_class_of_a_multiclass_gpc_is_named():
     model = _fitted(GaussianProcessClassifier(RBF(1.0), optimizer=None), 3)
     model.base_estimator_.estimators_[1].y_train_ = np.full(30, np.nan)
