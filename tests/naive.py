@@ -236,6 +236,11 @@ def path_dependent_value(table, x, coalition):
     return out
 
 
+def coalition_of_players(players, mask):
+    """The features of the players in bitmask ``mask``; a player is a feature list."""
+    return {j for p, group in enumerate(players) if (mask >> p) & 1 for j in group}
+
+
 def path_dependent_shapley(table, x, players=None):
     """Shapley values of the path-dependent game by enumerating coalitions.
 
@@ -249,16 +254,7 @@ def path_dependent_shapley(table, x, players=None):
     d = len(players)
     tables = np.array(
         [
-            path_dependent_value(
-                table,
-                x,
-                {
-                    j
-                    for p, group in enumerate(players)
-                    if (mask >> p) & 1
-                    for j in group
-                },
-            )
+            path_dependent_value(table, x, coalition_of_players(players, mask))
             for mask in range(2**d)
         ]
     )
@@ -494,6 +490,24 @@ def kernel_value_table(model, x):
             for mask in range(2**d)
         ]
     )
+
+
+def kernel_shapley_of_players(model, x, players):
+    """Shapley values of the kernel game whose players are groups of features.
+
+    ``players`` lists each player's feature positions (an empty list is a
+    player that holds no feature: a dummy); v(T) is :func:`kernel_value` on
+    the union of T's features, enumerated over the ``2**len(players)``
+    coalitions. Returns (n_players, n_outputs).
+    """
+    expansion = kernel_expansion(model)
+    tables = np.array(
+        [
+            kernel_value(model, x, coalition_of_players(players, mask), expansion)
+            for mask in range(2 ** len(players))
+        ]
+    )
+    return shapley_of_tables(tables)
 
 
 def shapley_of_tables(tables, groups=None):
