@@ -500,10 +500,10 @@ def kernel_shapley_of_players(model, x, players):
     the union of T's features, enumerated over the ``2**len(players)``
     coalitions. Returns (n_players, n_outputs).
     """
-    expansion = kernel_expansion(model)
+    expansions = kernel_expansions(model)
     tables = np.array(
         [
-            kernel_value(model, x, coalition_of_players(players, mask), expansion)
+            kernel_value(model, x, coalition_of_players(players, mask), expansions)
             for mask in range(2 ** len(players))
         ]
     )
