@@ -20,7 +20,7 @@ from sklearn.gaussian_process.kernels import (
 )
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.metrics.pairwise import chi2_kernel, laplacian_kernel, rbf_kernel
-from sklearn.svm import SVC, SVR, NuSVC, NuSVR
+from sklearn.svm import SVC, SVR, NuSVC, NuSVR, OneClassSVM
 
 
 def table_of(value, n_players):
@@ -321,16 +321,27 @@ def kernel_model_output(model, X):
     """What the kernel explainer explains, straight from the model.
 
     ``predict`` for regressors and GPR; ``decision_function`` for SVC and
-    NuSVC, one-vs-one for several classes; the latent mean
-    ``k(X, X_train) @ (y_train - pi)`` of a binary GPC's Laplace model.
+    NuSVC, one-vs-one for several classes, and for OneClassSVM; the latent
+    mean ``k(X, X_train) @ (y_train - pi)`` of a binary GPC's Laplace model,
+    one column per class (that class against the rest) for a multiclass GPC.
     """
     if isinstance(model, SVC | NuSVC):
         ovo = copy.deepcopy(model).set_params(decision_function_shape="ovo")
         return ovo.decision_function(X)
+    if isinstance(model, OneClassSVM):
+        return model.decision_function(X)
     if isinstance(model, GaussianProcessClassifier):
-        laplace = model.base_estimator_
-        return laplace.kernel_(X, laplace.X_train_) @ (laplace.y_train_ - laplace.pi_)
+        latent = [
+            laplace.kernel_(X, laplace.X_train_) @ (laplace.y_train_ - laplace.pi_)
+            for laplace in gpc_laplace_models(model)
+        ]
+        return latent[0] if len(latent) == 1 else np.column_stack(latent)
     return model.predict(X)
+
+
+def gpc_laplace_models(model):
+    """A GPC's binary Laplace models: one, or one per class (one-vs-rest)."""
+    return getattr(model.base_estimator_, "estimators_", [model.base_estimator_])
 
 
 def restricted_gp_kernel(kernel, coalition, n_features):
@@ -407,7 +418,7 @@ def kernel_expansion(model):
             gamma = 1.0 / model.n_features_in_  # of all features, not of S
         if alpha.ndim == 2:
             c = np.zeros(alpha.shape[1])
-    elif isinstance(model, SVR | NuSVR | SVC | NuSVC):
+    elif isinstance(model, SVR | NuSVR | SVC | NuSVC | OneClassSVM):
         R, c = model.support_vectors_, model.intercept_
         alpha = model.dual_coef_.T if len(c) == 1 else _ovo_weights(model)
         kernel, gamma = model.kernel, model._gamma  # the gamma libsvm was given
@@ -427,6 +438,28 @@ def kernel_expansion(model):
     return R, alpha.reshape(len(R), -1), c, (kernel, gamma)
 
 
+def kernel_expansions(model):
+    """The model as a sum of expansions (see :func:`kernel_expansion`).
+
+    One, except for a multiclass GPC: one per class, each with the class's
+    own fitted kernel and zero weights on the other classes' outputs.
+    """
+    laplaces = (
+        gpc_laplace_models(model)
+        if isinstance(model, GaussianProcessClassifier)
+        else []
+    )
+    if len(laplaces) < 2:
+        return [kernel_expansion(model)]
+    expansions = []
+    for k, laplace in enumerate(laplaces):
+        alpha = np.zeros((len(laplace.X_train_), len(laplaces)))
+        alpha[:, k] = laplace.y_train_ - laplace.pi_
+        R = np.asarray(laplace.X_train_, dtype=float)
+        expansions.append((R, alpha, np.zeros(len(laplaces)), (laplace.kernel_, None)))
+    return expansions
+
+
 def kernel_on_features(kernel, A, B, coalition):
     """The kernel matrix k_S(A, B) on the features in ``coalition`` only."""
     kernel, gamma = kernel
@@ -438,18 +471,22 @@ def kernel_on_features(kernel, A, B, coalition):
     return restricted_gp_kernel(kernel, set(coalition), A.shape[1])(A, B)
 
 
-def kernel_value(model, x, coalition, expansion=None):
+def kernel_value(model, x, coalition, expansions=None):
     """v(S) of the kernel game of ``model`` at the row ``x``, per output."""
-    R, alpha, c, kernel = kernel_expansion(model) if expansion is None else expansion
-    return kernel_on_features(kernel, x[None], R, coalition)[0] @ alpha + c
+    if expansions is None:
+        expansions = kernel_expansions(model)
+    return sum(
+        kernel_on_features(kernel, x[None], R, coalition)[0] @ alpha + c
+        for R, alpha, c, kernel in expansions
+    )
 
 
 def kernel_value_table(model, x):
     """v(S) for all 2**d coalitions S (bitmask order), shape (2**d, n_outputs)."""
-    d, expansion = len(x), kernel_expansion(model)
+    d, expansions = len(x), kernel_expansions(model)
     return np.array(
         [
-            kernel_value(model, x, {j for j in range(d) if mask >> j & 1}, expansion)
+            kernel_value(model, x, {j for j in range(d) if mask >> j & 1}, expansions)
             for mask in range(2**d)
         ]
     )
@@ -463,10 +500,10 @@ def kernel_shapley_of_players(model, x, players):
     the union of T's features, enumerated over the ``2**len(players)``
     coalitions. Returns (n_players, n_outputs).
     """
-    expansion = kernel_expansion(model)
+    expansions = kernel_expansions(model)
     tables = np.array(
         [
-            kernel_value(model, x, coalition_of_players(players, mask), expansion)
+            kernel_value(model, x, coalition_of_players(players, mask), expansions)
             for mask in range(2 ** len(players))
         ]
     )

@@ -288,7 +288,9 @@ def test_type_error_of_a_supported_model_is_not_unsupported(files, capfd, monkey
     def broken(model):
         raise TypeError("unsupported operand type(s) for +: 'int' and 'str'")
 
-    monkeypatch.setattr("skshapley.trees._explainer.parse_model", broken)
+    monkeypatch.setattr(
+        "skshapley.trees._explainer.TreeExplainer._parse", staticmethod(broken)
+    )
     status, _, err = explain(files, capfd, "--target", "target")
     line = error_line(status, err, 3)
     assert "internal error (TypeError: unsupported operand" in line

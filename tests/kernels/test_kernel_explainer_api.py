@@ -205,11 +205,12 @@ def test_unsupported_kernel(name):
         ProductKernelExplainer(model).fit()
 
 
-def test_multiclass_gaussian_process_classifier():
-    model = fitted_on(
-        GaussianProcessClassifier(RBF(), optimizer=None), kind="multiclass"
-    )
-    with pytest.raises(TypeError, match="GaussianProcessClassifier"):
+def test_one_vs_one_gaussian_process_classifier():
+    # Multiclass is explained one-vs-rest (the latent mean of each class);
+    # the pairwise models of one_vs_one are refused, naming the setting.
+    model = GaussianProcessClassifier(RBF(), optimizer=None, multi_class="one_vs_one")
+    model = fitted_on(model, kind="multiclass")
+    with pytest.raises(TypeError, match="multi_class='one_vs_one'"):
         ProductKernelExplainer(model).fit()
 
 

@@ -10,7 +10,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from naive import gp_kernel_without_features, kernel_expansion, kernel_model_output
+from naive import gp_kernel_without_features, kernel_expansions, kernel_model_output
 from sklearn.base import clone
 from sklearn.gaussian_process import (
     GaussianProcessClassifier,
@@ -19,7 +19,7 @@ from sklearn.gaussian_process import (
 from sklearn.gaussian_process.kernels import RBF, WhiteKernel
 from sklearn.gaussian_process.kernels import ConstantKernel as C
 from sklearn.kernel_ridge import KernelRidge
-from sklearn.svm import SVC, SVR, NuSVC, NuSVR
+from sklearn.svm import SVC, SVR, NuSVC, NuSVR, OneClassSVM
 
 from skshapley import ProductKernelExplainer
 
@@ -124,6 +124,19 @@ MODELS = {
         ),
         "half-space",
     ),
+    # One-vs-rest: one latent mean per class; with optimizer=None the
+    # classes share their kernel, fitted each class has its own.
+    "gpc_one_vs_rest": (
+        GaussianProcessClassifier(C(2.0) * RBF(LENGTH_SCALES), optimizer=None),
+        "multiclass",
+    ),
+    "gpc_one_vs_rest_fitted": (
+        GaussianProcessClassifier(RBF(1.0), random_state=0),
+        "four classes",
+    ),
+    # y is ignored: decision_function, of a shape the data decide.
+    "one_class_svm": (OneClassSVM(), "regression"),
+    "one_class_svm_gamma": (OneClassSVM(gamma=0.4, nu=0.2), "regression"),
 }
 
 
@@ -192,7 +205,10 @@ def expected_outputs(model, y):
         ]
         return tuple(pairs), "decision function"
     if isinstance(model, GaussianProcessClassifier):
-        return (model.classes_[1],), "latent mean"
+        classes = model.classes_
+        return tuple(classes[1:] if len(classes) == 2 else classes), "latent mean"
+    if isinstance(model, OneClassSVM):
+        return ("target",), "decision function"
     if y.ndim == 2:
         return tuple(f"target {k}" for k in range(y.shape[1])), "value"
     return ("target",), "value"
@@ -229,7 +245,9 @@ def test_multiclass_outputs_are_one_vs_one(name):
         assert_close(explainer.raw_predict(X), expected, CONVERSION_RTOL)
 
 
-@pytest.mark.parametrize("name", [name for name in MODELS if "gpc" in name])
+@pytest.mark.parametrize(
+    "name", [name for name in MODELS if "gpc" in name and "one_vs_rest" not in name]
+)
 def test_gpc_latent_mean_sign_is_the_prediction(name):
     model, explainer, _, _ = fitted(name)
     X = rows(name)
@@ -240,15 +258,33 @@ def test_gpc_latent_mean_sign_is_the_prediction(name):
     assert (latent < 0).any()
 
 
+@pytest.mark.parametrize("name", [name for name in MODELS if "one_vs_rest" in name])
+def test_gpc_one_vs_rest_latent_means(name):
+    # Output k is the latent mean of class k against the rest: positive
+    # exactly where that binary classifier predicts the class. Classes that
+    # share a kernel share its games.
+    model, explainer, _, _ = fitted(name)
+    X = rows(name)
+    latent = explainer.raw_predict(X)
+    binaries = model.base_estimator_.estimators_
+    assert latent.shape == (len(X), len(model.classes_))
+    for k, binary in enumerate(binaries):
+        np.testing.assert_array_equal(latent[:, k] > 0, binary.predict(X) == 1)
+    n_kernels = len({repr(binary.kernel_) for binary in binaries})
+    assert n_kernels == (1 if model.optimizer is None else len(binaries))
+    assert len(explainer.game_.components) == n_kernels
+
+
 @pytest.mark.parametrize("name", MODELS)
 def test_expected_value_is_sum_of_dual_weights(name):
     # v(∅) = Σα k_∅ + c, with k_∅ the kernel on no features: 1 for a
     # product kernel, the constants' total for a GP kernel (white noise adds 0).
     model, explainer, _, _ = fitted(name)
-    _, alpha, c, (kernel, _) = kernel_expansion(model)
-    k_empty = 1.0 if isinstance(kernel, str) else gp_kernel_without_features(kernel)
-    expected = alpha.sum(axis=0) * k_empty + c
-    scale = np.abs(alpha).sum(axis=0).max() * max(k_empty, 1.0) + np.abs(c).max()
+    expected = scale = 0.0
+    for _, alpha, c, (kernel, _) in kernel_expansions(model):
+        k_empty = 1.0 if isinstance(kernel, str) else gp_kernel_without_features(kernel)
+        expected = expected + alpha.sum(axis=0) * k_empty + c
+        scale += np.abs(alpha).sum(axis=0).max() * max(k_empty, 1.0) + np.abs(c).max()
     assert_close(np.ravel(explainer.expected_value_), expected, 1e-13, scale)
     if len(explainer.output_names_) == 1:
         assert type(explainer.expected_value_) is float
@@ -346,6 +382,10 @@ def _set(model, path, value):
         (GaussianProcessClassifier(RBF(1.0), optimizer=None), 2,
          "base_estimator_.pi_",
          np.full(30, np.nan), "pi_"),
+        (GaussianProcessClassifier(RBF(1.0), optimizer=None), 3,
+         "base_estimator_.estimators_", [], "estimators_"),
+        (OneClassSVM(), 0, "_intercept_", np.array([np.inf]), "intercept_"),
+        (OneClassSVM(), 0, "_impl", "c_svc", "libsvm implementation"),
     ],
 )  # fmt: skip
 def test_bad_model_numbers_give_a_value_error_naming_them(
@@ -354,6 +394,33 @@ def test_bad_model_numbers_give_a_value_error_naming_them(
     model = _fitted(model, n_classes)
     _set(model, attribute, value)
     with pytest.raises(ValueError, match=named):
+        ProductKernelExplainer(model).fit()
+
+
+def test_one_vs_rest_classes_with_their_own_points_stay_apart():
+    # Equal kernels are shared only with equal training points: a model
+    # (say, from a file) whose classes hold different points is explained
+    # as it predicts.
+    model = _fitted(GaussianProcessClassifier(RBF(1.0), optimizer=None), 3)
+    binary = model.base_estimator_.estimators_[1]
+    binary.X_train_ = binary.X_train_ + 0.5
+    X = np.random.default_rng(2).uniform(0.1, 2.0, size=(6, 3))
+    explainer = ProductKernelExplainer(model).fit()
+    expected = kernel_model_output(model, X)
+    assert_close(explainer.raw_predict(X), expected, CONVERSION_RTOL)
+    total = np.column_stack(
+        [
+            explainer.explain(X)[k].sum(axis=1) + explainer.expected_value_[k]
+            for k in explainer.output_names_
+        ]
+    )
+    assert_close(total, expected, EFFICIENCY_RTOL)
+
+
+def test_bad_number_in_one_class_of_a_multiclass_gpc_is_named():
+    model = _fitted(GaussianProcessClassifier(RBF(1.0), optimizer=None), 3)
+    model.base_estimator_.estimators_[1].y_train_ = np.full(30, np.nan)
+    with pytest.raises(ValueError, match=r"estimators_\[1\]\.y_train_"):
         ProductKernelExplainer(model).fit()
 
 

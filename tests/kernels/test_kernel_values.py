@@ -28,7 +28,7 @@ from sklearn.gaussian_process import (
 from sklearn.gaussian_process.kernels import RBF, WhiteKernel
 from sklearn.gaussian_process.kernels import ConstantKernel as C
 from sklearn.kernel_ridge import KernelRidge
-from sklearn.svm import SVC, SVR, NuSVC, NuSVR
+from sklearn.svm import SVC, SVR, NuSVC, NuSVR, OneClassSVM
 
 from skshapley import ProductKernelExplainer
 
@@ -113,6 +113,18 @@ MODELS = {
         "binary",
         6,
     ),
+    "gpc_one_vs_rest": (
+        GaussianProcessClassifier(C(2.0) * RBF(LENGTH_SCALES), optimizer=None),
+        "multiclass",
+        6,
+    ),
+    # Each class's own fitted kernel.
+    "gpc_one_vs_rest_fitted": (
+        GaussianProcessClassifier(RBF(1.0), random_state=0),
+        "multiclass",
+        6,
+    ),
+    "one_class_svm": (OneClassSVM(gamma=0.3, nu=0.3), "regression", 6),
 }
 
 

@@ -8,7 +8,6 @@ import pytest
 from naive import path_dependent_value
 from sklearn.ensemble import (
     GradientBoostingRegressor,
-    IsolationForest,
     RandomForestClassifier,
     RandomForestRegressor,
 )
@@ -88,10 +87,9 @@ Namesake.__name__ = Namesake.__qualname__ = "DecisionTreeRegressor"
     [
         LinearRegression().fit([[0.0], [1.0]], [0.0, 1.0]),
         make_pipeline(LinearRegression()).fit([[0.0], [1.0]], [0.0, 1.0]),
-        IsolationForest(n_estimators=2, random_state=0).fit([[0.0], [1.0]]),
         Namesake().fit([[0.0], [1.0]], [0.0, 1.0]),
     ],
-    ids=["linear", "pipeline_of_linear", "isolation_forest", "namesake"],
+    ids=["linear", "pipeline_of_linear", "namesake"],
 )
 def test_unsupported_model(model):
     with pytest.raises(TypeError, match="does not support") as info:

@@ -1,44 +1,51 @@
 """scikit-learn's product-kernel models, parsed into :class:`KernelGame`.
 
 Supported: ``KernelRidge`` (``rbf``, ``laplacian``, ``chi2`` or a Gaussian
-process kernel), ``SVR`` / ``NuSVR`` / ``SVC`` / ``NuSVC`` (``rbf``),
-``GaussianProcessRegressor`` and binary ``GaussianProcessClassifier`` whose
-kernels are sums of products of ``RBF`` and ``ConstantKernel`` (plus
-``WhiteKernel``, which is zero between distinct points and so adds nothing at
-prediction).
+process kernel), ``SVR`` / ``NuSVR`` / ``SVC`` / ``NuSVC`` / ``OneClassSVM``
+(``rbf``), ``GaussianProcessRegressor`` and ``GaussianProcessClassifier``
+(binary, or one-vs-rest for several classes) whose kernels are sums of
+products of ``RBF`` and ``ConstantKernel`` (plus ``WhiteKernel``, which is
+zero between distinct points and so adds nothing at prediction).
 
 Models may come from files (skops), so every number read is checked
 (finite, in range, of the right shape) and a bad one is a ``ValueError``
 naming the attribute.
 """
 
-from itertools import product
-from numbers import Real
-
 import numpy as np
-import scipy.sparse as sp
 from sklearn.gaussian_process import GaussianProcessClassifier, GaussianProcessRegressor
 from sklearn.gaussian_process import kernels as gp_kernels
 from sklearn.kernel_ridge import KernelRidge
-from sklearn.svm import SVC, SVR, NuSVC, NuSVR
+from sklearn.svm import SVC, SVR, NuSVC, NuSVR, OneClassSVM
 from sklearn.utils.validation import check_is_fitted
 
 from .._errors import UnsupportedModelError, unsupported_model
-from .._limits import MAX_FEATURES
 from .._malformed import checked_classes, checked_numbers, malformed_model_errors
 from .._outputs import regression_output_names
-from ._game import KernelComponent, KernelGame
+from ._expansion import (
+    dense,
+    kernel_game,
+    n_columns,
+    nonnegative_number,
+    reference_points,
+    target_names,
+)
+from ._game import KernelGame
+from ._gaussian_process import (
+    GP_KERNELS,
+    gp_terms,
+    parse_gp_classifier,
+    parse_gp_regressor,
+)
 
 # What the unsupported-model error names: the families, in one short line.
 SUPPORTED_FAMILIES = (
-    "KernelRidge, SVR, SVC (and the Nu variants), GaussianProcessRegressor and "
-    "GaussianProcessClassifier, with a kernel that is a product over features "
-    "(RBF, Laplacian, chi2)"
+    "KernelRidge, SVR, SVC, OneClassSVM (and the Nu variants), "
+    "GaussianProcessRegressor and GaussianProcessClassifier (binary or "
+    "one-vs-rest), with a kernel that is a product over features (RBF, "
+    "Laplacian, chi2)"
 )
 _STRING_KERNELS = ("rbf", "laplacian", "chi2")
-_GP_KERNELS = (
-    "RBF, Matern(nu=inf), ConstantKernel, WhiteKernel and their sums and products"
-)
 
 
 @malformed_model_errors
@@ -59,25 +66,27 @@ def parse_kernel_model(model) -> KernelGame:
 
 
 def _kernel_ridge(model: KernelRidge) -> KernelGame:
-    reference = _reference(model.X_fit_, "X_fit_")
+    reference = reference_points(model.X_fit_, "X_fit_")
     n_features = reference.shape[1]
     if isinstance(model.kernel, gp_kernels.Kernel):
-        terms = _gp_terms(model.kernel, n_features)
+        terms = gp_terms(model.kernel, n_features)
     elif isinstance(model.kernel, str) and model.kernel in _STRING_KERNELS:
         default = 1.0 if model.kernel == "chi2" else 1.0 / n_features
-        gamma = default if model.gamma is None else _number(model.gamma, "gamma")
+        gamma = (
+            default if model.gamma is None else nonnegative_number(model.gamma, "gamma")
+        )
         distance = {"rbf": "squared", "laplacian": "absolute"}.get(model.kernel, "chi2")
         terms = [(1.0, {distance: np.full(n_features, gamma)})]
     else:
         raise UnsupportedModelError(
             f"KernelRidge with kernel={_kernel_name(model.kernel)} is not a product "
             f"kernel; supported: {', '.join(map(repr, _STRING_KERNELS))} or a "
-            f"Gaussian process kernel of {_GP_KERNELS}."
+            f"Gaussian process kernel of {GP_KERNELS}."
         )
     dual = checked_numbers(model.dual_coef_, "dual_coef_", ndim=(1, 2))
-    return _game(
-        model, reference, dual, terms, np.zeros(_n_columns(dual)),
-        _target_names(dual), "value",
+    return kernel_game(
+        model, [(reference, dual, terms)], np.zeros(n_columns(dual)),
+        target_names(dual), "value",
     )  # fmt: skip
 
 
@@ -87,8 +96,8 @@ def _svm(model) -> KernelGame:
             f"{type(model).__name__} with kernel={_kernel_name(model.kernel)} is "
             "not a product kernel; supported: 'rbf'."
         )
-    reference = _reference(model.support_vectors_, "support_vectors_")
-    gamma = _number(model._gamma, "gamma")
+    reference = reference_points(model.support_vectors_, "support_vectors_")
+    gamma = nonnegative_number(model._gamma, "gamma")
     terms = [(1.0, {"squared": np.full(reference.shape[1], gamma)})]
     # What predict uses: libsvm's own coefficients (dual_coef_ and
     # intercept_ are copies, negated for binary classifiers), as a file may
@@ -102,15 +111,17 @@ def _svm(model) -> KernelGame:
     sign = -1.0 if is_classifier and len(checked_classes(model)) == 2 else 1.0
     intercept = sign * checked_numbers(model._intercept_, "intercept_", ndim=(1,))
     # sparse after fitting on sparse data
-    dual = sign * checked_numbers(_dense(model._dual_coef_), "dual_coef_", ndim=(2,))
+    dual = sign * checked_numbers(dense(model._dual_coef_), "dual_coef_", ndim=(2,))
     if dual.shape[1] != len(reference):
         raise ValueError(
             f"The model's dual_coef_ has {dual.shape[1]} columns for "
             f"{len(reference)} support vectors; the model file may be corrupt."
         )
     if not is_classifier:
-        return _game(model, reference, dual.T, terms, intercept,
-                     regression_output_names(1), "value")  # fmt: skip
+        # OneClassSVM: decision_function, positive for inliers.
+        raw_output = "decision function" if model._impl == "one_class" else "value"
+        return kernel_game(model, [(reference, dual.T, terms)], intercept,
+                     regression_output_names(1), raw_output)  # fmt: skip
     classes = checked_classes(model)
     n_pairs = len(classes) * (len(classes) - 1) // 2
     if dual.shape[0] != len(classes) - 1 or len(intercept) != n_pairs:
@@ -122,12 +133,13 @@ def _svm(model) -> KernelGame:
         weights, names = dual.T, (classes[1],)
     else:
         weights, names = _one_vs_one(model, dual)
-    return _game(model, reference, weights, terms, intercept, names,
+    return kernel_game(model, [(reference, weights, terms)], intercept, names,
                  "decision function")  # fmt: skip
 
 
 _LIBSVM_IMPLEMENTATION = {
-    "SVC": "c_svc", "NuSVC": "nu_svc", "SVR": "epsilon_svr", "NuSVR": "nu_svr"
+    "SVC": "c_svc", "NuSVC": "nu_svc", "SVR": "epsilon_svr", "NuSVR": "nu_svr",
+    "OneClassSVM": "one_class",
 }  # fmt: skip
 
 
@@ -163,187 +175,12 @@ def _one_vs_one(model, dual: np.ndarray) -> tuple[np.ndarray, tuple]:
     return np.stack(columns, axis=1), tuple(names)
 
 
-def _gp_regressor(model: GaussianProcessRegressor) -> KernelGame:
-    if np.ndim(model.X_train_) != 2:
-        raise UnsupportedModelError(
-            "GaussianProcessRegressor on non-vector inputs is not supported."
-        )
-    reference = _reference(model.X_train_, "X_train_")
-    terms = _gp_terms(model.kernel_, reference.shape[1])
-    # predict: y_std * (K @ alpha_) + y_mean, with a 2-D single target squeezed.
-    dual = checked_numbers(model.alpha_, "alpha_", ndim=(1, 2))
-    std = checked_numbers(model._y_train_std, "_y_train_std", ndim=(0, 1))
-    mean = checked_numbers(model._y_train_mean, "_y_train_mean", ndim=(0, 1))
-    if std.size not in (1, _n_columns(dual)) or mean.size not in (1, _n_columns(dual)):
-        raise ValueError(
-            "The model's target mean and scale do not fit its targets; the "
-            "model file may be corrupt."
-        )
-    if dual.ndim == 2 and dual.shape[1] == 1:
-        dual, std, mean = dual[:, 0], std.reshape(-1)[0], mean.reshape(-1)[0]
-    intercept = np.broadcast_to(mean, (_n_columns(dual),)).astype(np.float64)
-    return _game(model, reference, dual * std, terms, intercept,
-                 _target_names(dual), "value")  # fmt: skip
-
-
-def _gp_classifier(model: GaussianProcessClassifier) -> KernelGame:
-    classes = checked_classes(model)
-    if len(classes) != 2:
-        raise UnsupportedModelError(
-            "ProductKernelExplainer supports binary GaussianProcessClassifier "
-            f"only; this one has {len(classes)} classes."
-        )
-    laplace = model.base_estimator_
-    reference = _reference(laplace.X_train_, "base_estimator_.X_train_")
-    terms = _gp_terms(laplace.kernel_, reference.shape[1])
-    # The latent mean at x is k(x, X_train) @ (y_train - pi).
-    y_train = checked_numbers(laplace.y_train_, "base_estimator_.y_train_", ndim=(1,))
-    pi = checked_numbers(laplace.pi_, "base_estimator_.pi_", ndim=(1,))
-    if not y_train.shape == pi.shape == (len(reference),):
-        raise ValueError(
-            "The model's y_train_ and pi_ do not fit its training points; the "
-            "model file may be corrupt."
-        )
-    dual = y_train - pi
-    return _game(model, reference, dual, terms, np.zeros(1),
-                 (model.classes_[1],), "latent mean")  # fmt: skip
-
-
 _PARSERS = (
     (KernelRidge, "dual_coef_", _kernel_ridge),
-    (SVR | NuSVR | SVC | NuSVC, "support_vectors_", _svm),
-    (GaussianProcessRegressor, "X_train_", _gp_regressor),
-    (GaussianProcessClassifier, "base_estimator_", _gp_classifier),
+    (SVR | NuSVR | SVC | NuSVC | OneClassSVM, "support_vectors_", _svm),
+    (GaussianProcessRegressor, "X_train_", parse_gp_regressor),
+    (GaussianProcessClassifier, "base_estimator_", parse_gp_classifier),
 )
-
-
-def _gp_terms(kernel, n_features: int) -> list[tuple[float, dict]]:
-    """A Gaussian process kernel as a sum of ``constant * product kernel`` terms.
-
-    Each term is ``(constant, {"squared": gamma})``; an empty dict is the
-    constant kernel. Sums concatenate terms, products multiply them out.
-    """
-    if isinstance(kernel, gp_kernels.Sum):
-        return _gp_terms(kernel.k1, n_features) + _gp_terms(kernel.k2, n_features)
-    if isinstance(kernel, gp_kernels.Product):
-        return [
-            (c1 * c2, _add_coefficients(d1, d2))
-            for (c1, d1), (c2, d2) in product(
-                _gp_terms(kernel.k1, n_features), _gp_terms(kernel.k2, n_features)
-            )
-        ]
-    if isinstance(kernel, gp_kernels.ConstantKernel):
-        return [(_number(kernel.constant_value, "ConstantKernel's constant_value"), {})]
-    if isinstance(kernel, gp_kernels.WhiteKernel):
-        return []
-    is_rbf = type(kernel) is gp_kernels.RBF or (
-        isinstance(kernel, gp_kernels.Matern) and np.isinf(kernel.nu)
-    )
-    if is_rbf:
-        length_scale = checked_numbers(kernel.length_scale, "length_scale", ndim=(0, 1))
-        if length_scale.ndim == 1 and len(length_scale) != n_features:
-            raise ValueError(
-                f"The RBF kernel has {len(length_scale)} length scales for "
-                f"{n_features} features."
-            )
-        if np.any(length_scale <= 0):
-            raise ValueError(
-                f"The RBF kernel's length_scale must be positive; got {length_scale}."
-            )
-        gamma = np.broadcast_to(0.5 / length_scale**2, (n_features,))
-        return [(1.0, {"squared": gamma.copy()})]
-    raise UnsupportedModelError(
-        f"The kernel {kernel!r} ({type(kernel).__name__}) is not a product "
-        f"kernel; supported: {_GP_KERNELS}."
-    )
-
-
-def _add_coefficients(first: dict, second: dict) -> dict:
-    """The coefficients of the product of two product kernels."""
-    return {
-        name: first.get(name, 0.0) + second.get(name, 0.0)
-        for name in first.keys() | second.keys()
-    }
-
-
-def _game(model, reference, dual, terms, intercept, output_names, raw_output):
-    """Assemble the game: constant terms go to the intercept."""
-    dual = np.asarray(dual, dtype=np.float64)
-    intercept = np.array(intercept, dtype=np.float64)
-    n_outputs = len(output_names)
-    if len(dual) != len(reference) or dual.size != len(reference) * n_outputs:
-        raise ValueError(
-            f"The model has dual coefficients of shape {dual.shape} for "
-            f"{len(reference)} reference points and {n_outputs} outputs; the "
-            "model file may be corrupt."
-        )
-    if intercept.shape != (n_outputs,):
-        raise ValueError(
-            f"The model's intercept has shape {intercept.shape} for {n_outputs} "
-            "outputs; the model file may be corrupt."
-        )
-    weights = dual.reshape(len(reference), n_outputs)
-    zeros = np.zeros(reference.shape[1])
-    components = []
-    for constant, coefficients in terms:
-        if not any(np.any(gamma != 0.0) for gamma in coefficients.values()):
-            intercept += constant * weights.sum(axis=0)
-            continue
-        components.append(
-            KernelComponent(
-                reference=reference,
-                weights=constant * weights,
-                squared=coefficients.get("squared", zeros),
-                absolute=coefficients.get("absolute", zeros),
-                chi2=coefficients.get("chi2", zeros),
-            )
-        )
-    names = getattr(model, "feature_names_in_", None)
-    return KernelGame(
-        components=tuple(components),
-        intercept=intercept,
-        output_names=tuple(np.asarray(output_names).tolist()),
-        raw_output=raw_output,
-        feature_names=None if names is None else np.asarray(names, dtype=object),
-        n_features=reference.shape[1],
-    )
-
-
-def _number(value, name: str) -> float:
-    """``value`` if it is a finite nonnegative number (as scikit-learn requires)."""
-    if isinstance(value, bool) or not isinstance(value, Real | np.ndarray):
-        raise ValueError(f"The model's {name} must be a number; got {value!r}.")
-    if np.ndim(value) != 0 or not (np.isfinite(value) and value >= 0):
-        raise ValueError(
-            f"The model's {name} must be a finite number >= 0; got {value!r}."
-        )
-    return float(value)
-
-
-def _reference(X, name: str) -> np.ndarray:
-    """Reference points: a non-empty finite C-contiguous float64 matrix."""
-    reference = np.ascontiguousarray(checked_numbers(_dense(X), name, ndim=(2,)))
-    n_points, n_features = reference.shape
-    if n_points == 0 or not 1 <= n_features <= MAX_FEATURES:
-        raise ValueError(
-            f"The model's {name} must hold at least one point of 1 to "
-            f"{MAX_FEATURES:,} features; got shape {reference.shape}."
-        )
-    return reference
-
-
-def _dense(X) -> np.ndarray:
-    """``X``, densified if sparse."""
-    return X.toarray() if sp.issparse(X) else X
-
-
-def _n_columns(dual: np.ndarray) -> int:
-    return 1 if dual.ndim == 1 else dual.shape[1]
-
-
-def _target_names(dual: np.ndarray) -> tuple[str, ...]:
-    """One name per column of ``dual`` (a 2-D ``predict``), else "target"."""
-    return regression_output_names(_n_columns(dual), as_columns=dual.ndim == 2)
 
 
 def _kernel_name(kernel) -> str:

@@ -13,7 +13,11 @@ from sklearn.utils.validation import check_is_fitted
 from .._errors import unsupported_model
 from ._hist_gradient_boosting import parse_hist_gradient_boosting
 from ._lightgbm import parse_lightgbm
-from ._sklearn import parse_gradient_boosting, parse_tree_or_forest
+from ._sklearn import (
+    parse_gradient_boosting,
+    parse_isolation_forest,
+    parse_tree_or_forest,
+)
 from ._table import TreeEnsemble
 from ._xgboost import parse_xgboost
 from ._xgboost_file import parse_xgboost_file
@@ -41,6 +45,7 @@ _PARSERS: dict[tuple[str, str], Callable[[object], TreeEnsemble]] = {
         ("sklearn.", name): parse_hist_gradient_boosting
         for name in ("HistGradientBoostingRegressor", "HistGradientBoostingClassifier")
     },
+    ("sklearn.", "IsolationForest"): parse_isolation_forest,
     **{
         ("lightgbm.", name): parse_lightgbm
         for name in ("LGBMRegressor", "LGBMClassifier", "LGBMRanker", "Booster")
@@ -66,7 +71,7 @@ _PARSERS: dict[tuple[str, str], Callable[[object], TreeEnsemble]] = {
 # (the list of every class above is too long to read in an error).
 SUPPORTED_FAMILIES = (
     "scikit-learn decision trees, random forests, extra trees, gradient "
-    "boosting and HistGradientBoosting; XGBoost; LightGBM"
+    "boosting, HistGradientBoosting and IsolationForest; XGBoost; LightGBM"
 )
 
 

@@ -1,4 +1,5 @@
-"""Parsers for scikit-learn's decision trees, forests and gradient boosting.
+"""Parsers for scikit-learn's decision trees, forests, gradient boosting and
+isolation forests.
 
 Models may come from files (skops), so every attribute is checked (type,
 shape, range) before it is used, and no scikit-learn method runs on a model
@@ -244,3 +245,89 @@ def _initial_prediction(model, init, n_outputs) -> np.ndarray:
     if raw.shape != (n_outputs,):
         raise ValueError("The model's initial prediction has the wrong shape.")
     return raw
+
+
+def _average_path_length(n_samples: np.ndarray) -> np.ndarray:
+    """``c(n)``: the average path length of an unsuccessful search in a
+    binary search tree of ``n`` points (Liu et al., 2008), as scikit-learn
+    defines it: 0 for ``n <= 1``, 1 for ``n = 2``, else
+    ``2 (ln(n - 1) + euler_gamma) - 2 (n - 1) / n``.
+    """
+    n = np.asarray(n_samples, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        general = 2.0 * (np.log(n - 1.0) + np.euler_gamma) - 2.0 * (n - 1.0) / n
+    return np.select([n <= 1, n == 2], [0.0, 1.0], general)
+
+
+def _node_depths(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Edges from the root (node 0) to each node, level by level.
+
+    Safe on arrays that do not form a tree (the table checks them later):
+    children out of range are skipped, each level is deduplicated and there
+    are at most as many levels as nodes.
+    """
+    n_nodes = len(left)
+    depth = np.zeros(n_nodes)
+    level = np.zeros(1, dtype=np.intp)
+    for edges in range(1, n_nodes):
+        children = np.concatenate([left[level], right[level]])
+        level = np.unique(children[(children > 0) & (children < n_nodes)])
+        if not len(level):
+            break
+        depth[level] = edges
+    return depth
+
+
+def _isolation_tree(estimator, features, n_features: int, scale: float):
+    """One isolation tree, its leaf values the corrected path lengths.
+
+    A leaf at depth ``h`` holding ``n`` training points has path length
+    ``h + c(n)``; a tree grown on a subset of the features has its feature
+    indices mapped back to the model's columns through ``features`` (as
+    scikit-learn does when ``max_features`` is below the number of
+    features).
+    """
+    tree_ = _checked_tree(estimator)
+    left, right = tree_.children_left, tree_.children_right
+    length = _node_depths(left, right) + _average_path_length(tree_.n_node_samples)
+    parsed = _parsed_tree(tree_, (scale * length)[:, None])
+    features = np.asarray(features)
+    if features.ndim != 1 or features.dtype.kind not in "iu":
+        raise ValueError(
+            "The model's estimators_features_ must hold 1-D integer arrays; "
+            f"got {features.dtype} of shape {features.shape}."
+        )
+    if len(features) != n_features:  # the tree saw X[:, features]
+        internal = parsed.feature >= 0
+        parsed.feature[internal] = features[parsed.feature[internal]]
+    return parsed
+
+
+@malformed_model_errors
+def parse_isolation_forest(model) -> TreeEnsemble:
+    """Parse an IsolationForest; its raw output is the average path length.
+
+    The mean over trees of ``h(x) + c(n)``, the depth of the leaf ``x``
+    reaches plus ``c`` of the number of training points there: what
+    ``score_samples`` turns into ``-2 ** (-length / c(max_samples_))``. A
+    shorter path is more anomalous.
+    """
+    estimators = _estimator_list(model)
+    n_features = checked_count(model, "n_features_in_", MAX_FEATURES)
+    features = model.estimators_features_
+    if not isinstance(features, list) or len(features) != len(estimators):
+        raise ValueError(
+            "The model's estimators_features_ must be a list of one array per "
+            "tree; the model file may be corrupt."
+        )
+    scale = 1.0 / len(estimators)
+    trees = [
+        _isolation_tree(estimator, columns, n_features, scale)
+        for estimator, columns in zip(estimators, features, strict=True)
+    ]
+    return concatenate_trees(
+        trees,
+        **_common_fields(
+            model, "average path length", regression_output_names(1), np.zeros(1)
+        ),
+    )
