@@ -15,8 +15,9 @@ import pandas as pd
 import pytest
 from sklearn.compose import make_column_selector, make_column_transformer
 from sklearn.datasets import load_diabetes
-from sklearn.ensemble import RandomForestRegressor
+from sklearn.ensemble import IsolationForest, RandomForestRegressor
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
+from sklearn.gaussian_process import GaussianProcessClassifier
 from sklearn.impute import SimpleImputer
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.model_selection import (
@@ -35,6 +36,7 @@ from sklearn.preprocessing import (
     StandardScaler,
     TargetEncoder,
 )
+from sklearn.svm import OneClassSVM
 
 from skshapley.cli import main
 from skshapley.cli._explaining import make_explainer
@@ -97,6 +99,23 @@ def saved_types(model) -> set[str]:
 def test_the_issues_transformers_and_searches_are_trusted(make):
     X, y = diabetes()
     assert untrusted(saved_types(make().fit(X, y))) == []
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: IsolationForest(n_estimators=5, random_state=0),
+        lambda: OneClassSVM(gamma=0.01),
+        lambda: GaussianProcessClassifier(random_state=0),
+    ],
+    ids=["isolation_forest", "one_class_svm", "gpc_one_vs_rest"],
+)
+def test_the_issues_models_are_trusted(make):
+    X, y = diabetes()
+    X = X.drop(columns="sex").fillna(0.0).iloc[:60]
+    classes = np.digitize(y[:60], np.quantile(y[:60], [1 / 3, 2 / 3]))
+    model = make().fit(X, classes)
+    assert untrusted(saved_types(model)) == []
 
 
 def test_a_function_in_a_function_transformer_is_not_trusted():

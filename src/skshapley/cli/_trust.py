@@ -95,6 +95,7 @@ TRUSTED_TYPES = frozenset(
         ),
         "sklearn.ensemble._gb.GradientBoostingRegressor",
         "sklearn.ensemble._gb.GradientBoostingClassifier",
+        "sklearn.ensemble._iforest.IsolationForest",
         "sklearn.dummy.DummyRegressor",
         "sklearn.dummy.DummyClassifier",
         f"{_HGB}.gradient_boosting.HistGradientBoostingRegressor",
@@ -116,10 +117,16 @@ TRUSTED_TYPES = frozenset(
         ),
         # kernel models
         "sklearn.kernel_ridge.KernelRidge",
-        *(f"sklearn.svm._classes.{name}" for name in ("SVR", "SVC", "NuSVR", "NuSVC")),
+        *(
+            f"sklearn.svm._classes.{name}"
+            for name in ("SVR", "SVC", "NuSVR", "NuSVC", "OneClassSVM")
+        ),
         "sklearn.gaussian_process._gpr.GaussianProcessRegressor",
         "sklearn.gaussian_process._gpc.GaussianProcessClassifier",
         "sklearn.gaussian_process._gpc._BinaryGaussianProcessClassifierLaplace",
+        # a multiclass GaussianProcessClassifier's one-vs-rest classifiers
+        "sklearn.multiclass.OneVsRestClassifier",
+        "sklearn.preprocessing._label.LabelBinarizer",
         *(
             f"sklearn.gaussian_process.kernels.{name}"
             for name in (

@@ -33,9 +33,10 @@ class ProductKernelExplainer(BaseExplainer):
     ----------
     model : estimator
         A fitted ``KernelRidge`` (kernel ``"rbf"``, ``"laplacian"``,
-        ``"chi2"`` or a Gaussian process kernel), ``SVR``, ``NuSVR``, ``SVC``
-        or ``NuSVC`` (kernel ``"rbf"``), ``GaussianProcessRegressor`` or
-        binary ``GaussianProcessClassifier`` whose kernel is built from
+        ``"chi2"`` or a Gaussian process kernel), ``SVR``, ``NuSVR``, ``SVC``,
+        ``NuSVC`` or ``OneClassSVM`` (kernel ``"rbf"``),
+        ``GaussianProcessRegressor`` or ``GaussianProcessClassifier`` (binary
+        or one-vs-rest) whose kernel is built from
         ``RBF`` (isotropic or anisotropic; also ``Matern`` with
         ``nu=inf``), ``ConstantKernel`` and ``WhiteKernel`` by sums and
         products. Or a ``Pipeline`` of preprocessing steps ending in one of

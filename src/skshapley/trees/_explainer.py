@@ -41,7 +41,8 @@ class TreeExplainer(BaseExplainer):
         A fitted tree model: scikit-learn's ``DecisionTree*``,
         ``ExtraTree*``, ``RandomForest*``, ``ExtraTrees*``,
         ``GradientBoosting*`` or ``HistGradientBoosting*`` (regressor or
-        classifier), XGBoost or LightGBM. Or a ``Pipeline`` of preprocessing
+        classifier), ``IsolationForest`` (its average path length), XGBoost
+        or LightGBM. Or a ``Pipeline`` of preprocessing
         steps ending in one (explained in the preprocessed features, named
         by ``get_feature_names_out()``, from the raw input), or a fitted
         ``GridSearchCV`` (or randomized or halving search) with
