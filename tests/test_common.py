@@ -17,20 +17,22 @@ from functools import cache
 import numpy as np
 import pandas as pd
 import pytest
+from naive import kernel_model_output
 from sklearn.base import clone
 from sklearn.ensemble import (
     GradientBoostingClassifier,
     HistGradientBoostingRegressor,
+    IsolationForest,
     RandomForestClassifier,
     RandomForestRegressor,
 )
 from sklearn.exceptions import NotFittedError
-from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process import GaussianProcessClassifier, GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF
 from sklearn.kernel_ridge import KernelRidge
-from sklearn.pipeline import make_pipeline
+from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.svm import SVC
+from sklearn.svm import SVC, OneClassSVM
 
 import skshapley
 from skshapley import ProductKernelExplainer, TreeExplainer
@@ -70,6 +72,29 @@ def margin(model, X):
 
 def raw_score(model, X):
     return model.predict(X, raw_score=True)
+
+
+def final(model):
+    """A pipeline's final model, or the model."""
+    return model[-1] if isinstance(model, Pipeline) else model
+
+
+def path_length(model, X):
+    """An isolation forest's average path length, from its own score_samples.
+
+    ``score_samples = -2 ** (-h / c(n))`` with ``c(n) = 2 H(n - 1) - 2 (n -
+    1) / n``, ``H(i) ~ ln(i) + Euler's gamma`` (Liu et al., 2008).
+    """
+    n = final(model).max_samples_
+    c = 2.0 * (np.log(n - 1.0) + np.euler_gamma) - 2.0 * (n - 1.0) / n
+    return -c * np.log2(-model.score_samples(X))
+
+
+def latent_mean(model, X):
+    """A multiclass GPC's one-vs-rest latent means, from its Laplace models."""
+    if isinstance(model, Pipeline):
+        X = model[:-1].transform(X)
+    return kernel_model_output(final(model), X)
 
 
 def xgboost_model():
@@ -135,6 +160,25 @@ FAMILIES = [
         ProductKernelExplainer,
         lambda: GaussianProcessRegressor(RBF([1.0] * 4), optimizer=None),
         predict,
+    ),
+    Family(
+        "isolation_forest",
+        TreeExplainer,
+        lambda: IsolationForest(n_estimators=5, random_state=0),
+        path_length,
+    ),
+    Family(
+        "one_class_svm",
+        ProductKernelExplainer,
+        lambda: OneClassSVM(gamma=0.3),
+        decision,
+    ),
+    Family(
+        "gaussian_process_classifier",
+        ProductKernelExplainer,
+        lambda: GaussianProcessClassifier(RBF([1.0] * 4), optimizer=None),
+        latent_mean,
+        classes=3,
     ),
 ]
 
