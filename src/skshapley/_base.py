@@ -341,10 +341,17 @@ class BaseExplainer(BaseEstimator):
         if self._preprocess is None:
             return None, names
         groups = input_groups(self._preprocess, list(self.feature_names_in_))
-        position = {name: j for j, name in enumerate(names)}
+        position = {str(name): j for j, name in enumerate(names)}
+        traced = [str(member) for members in groups.values() for member in members]
+        if not set(traced) <= set(position):
+            raise ValueError(
+                "groups='input': the pipeline's preprocessing traces features "
+                f"it does not output ({sorted(set(traced) - set(position))[:5]}); "
+                "the model is malformed (its file may be corrupt)."
+            )
         players = np.full(len(names), -1, dtype=np.intp)
         for player, members in enumerate(groups.values()):
-            players[[position[member] for member in members]] = player
+            players[[position[str(member)] for member in members]] = player
         if (players < 0).any():
             raise ValueError(
                 "groups='input': the preprocessed features "

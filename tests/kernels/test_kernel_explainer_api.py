@@ -226,10 +226,11 @@ def test_unsupported_model(model):
     with pytest.raises(TypeError, match=type(model).__name__) as info:
         ProductKernelExplainer(model).fit()
     message = str(info.value)
+    # One short line naming the families, not a list of every class.
     assert all(
-        name in message
-        for name in ("KernelRidge", "SVR", "SVC", "GaussianProcessRegressor")
+        family in message for family in ("kernel ridge", "SVMs", "Gaussian processes")
     )
+    assert len(message) < 300
 
 
 @pytest.mark.parametrize("bad", ["x", 0, -3, 1.5, 2.0, True, None])

@@ -3,6 +3,7 @@
 import time
 
 import pandas as pd
+from sklearn.exceptions import NotFittedError
 
 from .._entry import EXPLAINERS, no_explainer
 from .._errors import UnsupportedModelError
@@ -25,7 +26,7 @@ def make_explainer(model, groups: dict | str | None):
     raised as they are, a ``ValueError`` as a :class:`CommandError`. Each
     explainer parses the model once (its ``fit``), not also in ``supports``.
     """
-    if groups is None and final_estimator(model)[0] is not None:
+    if groups is None and _has_preprocessing(model):
         groups = PIPELINE_GROUPS
     refusals = []
     for cls in EXPLAINERS:
@@ -117,3 +118,15 @@ def _base_column(phi: pd.DataFrame) -> str:
     while name in phi.columns:
         name = f"_{name}"
     return name
+
+
+def _has_preprocessing(model) -> bool:
+    """Whether ``model`` is a pipeline with preprocessing steps.
+
+    A wrapper or pipeline that cannot be explained is not one: the
+    explainers' ``fit`` then reports why.
+    """
+    try:
+        return final_estimator(model)[0] is not None
+    except (UnsupportedModelError, NotFittedError, ValueError):
+        return False

@@ -40,10 +40,8 @@ from ._gaussian_process import (
 
 # What the unsupported-model error names: the families, in one short line.
 SUPPORTED_FAMILIES = (
-    "KernelRidge, SVR, SVC, OneClassSVM (and the Nu variants), "
-    "GaussianProcessRegressor and GaussianProcessClassifier (binary or "
-    "one-vs-rest), with a kernel that is a product over features (RBF, "
-    "Laplacian, chi2)"
+    "kernel ridge, SVMs and Gaussian processes whose kernel is a product over "
+    "features (RBF, Laplacian, chi2)"
 )
 _STRING_KERNELS = ("rbf", "laplacian", "chi2")
 
