@@ -7,6 +7,8 @@ kernel expansion with scikit-learn's kernel functions for kernel models),
 with players the input columns as written out by hand here.
 """
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -207,6 +209,24 @@ def test_numpy_pipeline_by_position():
     np.testing.assert_array_equal(explainer.explain(frame).to_numpy(), phi.to_numpy())
     with pytest.raises(ValueError, match=r"shape \(n_samples, 3\)"):
         explainer.explain(frame.iloc[:, :2])
+
+
+def test_rows_by_position_for_a_pipeline_fitted_on_names(data):
+    # An array (or a list with strings) is read by position, as documented:
+    # the same values as the DataFrame, and no scikit-learn feature-name
+    # warning about it.
+    X, y = data
+    model = make_pipeline(preprocessing(), RandomForestRegressor(n_estimators=2))
+    explainer = TreeExplainer(model.fit(X, y), groups="input").fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        by_position = explainer.explain(rows(X).to_numpy())
+        as_lists = explainer.explain(rows(X).to_numpy().tolist())
+    expected = explainer.explain(rows(X)).to_numpy()
+    np.testing.assert_array_equal(by_position.to_numpy(), expected)
+    np.testing.assert_array_equal(as_lists.to_numpy(), expected)
+    with pytest.raises(ValueError, match=r"shape \(n_samples, 5\)"):
+        explainer.explain(rows(X).to_numpy()[:, :4])
 
 
 def test_pandas_output_of_the_preprocessing(data):
