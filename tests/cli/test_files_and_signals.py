@@ -205,13 +205,20 @@ def test_failed_report_write_is_one_error_and_keeps_the_file(
 
 
 def start(args, cwd):
-    """The command in a new process, stderr piped (not a terminal)."""
+    """The command in a new process, stderr piped (not a terminal).
+
+    Ctrl-C is restored to its default in the child: a test run started in
+    the background of a non-interactive shell (``nohup``, ``&``) ignores
+    SIGINT, which children inherit, and Python then never raises
+    KeyboardInterrupt.
+    """
     return subprocess.Popen(
         [sys.executable, "-m", "skshapley.cli", *map(str, args)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=cwd,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
