@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import beta as beta_function
 
+from .._limits import MAX_SCRATCH_BYTES_PER_THREAD
 from . import _interventional_core
 
 # Bytes of tables and masks held at once: kept from fit to explain when the
@@ -26,6 +27,11 @@ _TABLE_BUDGET_BYTES = 2**28
 # over all 2**D subsets (3 * 2**D doubles, built in O(2**D D**2)); deeper
 # paths keep the background's failure masks and count them for each row.
 _MAX_TABLE_BITS = 14
+
+# Rows walked together: a leaf's table serves the whole block while it is in
+# cache. Fewer when one thread's scratch would exceed
+# MAX_SCRATCH_BYTES_PER_THREAD (very deep trees).
+_BLOCK_ROWS = 512
 
 
 @dataclass(frozen=True)
@@ -76,7 +82,8 @@ class Background:
         self._ensemble = ensemble
         self._node_player = node_player
         self._n_players = n_players
-        self._background = background
+        # The kernels read features by column: one row of each per block.
+        self._background = np.ascontiguousarray(background.T)
         n_nodes = len(ensemble.feature)
         self._roots = np.append(ensemble.roots, n_nodes).astype(np.intp)
         self._bit = np.empty(n_nodes, dtype=np.intp)
@@ -101,23 +108,14 @@ class Background:
     @property
     def n_background(self) -> int:
         """The number of background rows."""
-        return len(self._background)
+        return self._background.shape[1]
 
     def shapley(self, X: np.ndarray, values: np.ndarray, n_threads: int) -> None:
         """Add the interventional Shapley values of the rows ``X`` to ``values``.
 
         ``values`` has shape (n_samples, n_outputs, n_players) and is zero.
         """
-        plan, paths = self._plan, self._paths()
-        out_of_memory = np.zeros(1, dtype=np.intc)
-        for batch in self._batches(plan, n_threads):
-            paths.shapley(
-                X, *batch.trees, plan.offset, plan.tabulated, batch.tables,
-                batch.masks, batch.table_base, batch.mask_base,
-                self.n_background, values, n_threads, out_of_memory,
-            )  # fmt: skip
-            _check_memory(out_of_memory)
-        values /= self.n_background
+        self._explain(self._plan, X, values, n_threads)
 
     def interactions(self, X: np.ndarray, out: np.ndarray, n_threads: int) -> None:
         """Add the rows' interaction matrices, in shap's convention, to ``out``.
@@ -126,15 +124,32 @@ class Background:
         is zero. Every leaf's pairs are summed over its background rows'
         failure masks.
         """
-        plan, paths = self._planned(-1), self._paths()
+        self._explain(self._planned(-1), X, out, n_threads)
+
+    def _explain(self, plan: _Plan, X: np.ndarray, out: np.ndarray, n_threads: int):
+        """Add the rows' values (or, for 4-d ``out``, interactions) to ``out``."""
+        paths = self._paths()
+        XT = np.ascontiguousarray(X.T)
+        # Enough blocks for the threads, as large as the scratch allows.
+        block = min(_BLOCK_ROWS, max(1, -(-len(X) // n_threads)))
+        block = self._fitting_block(paths, block)
         out_of_memory = np.zeros(1, dtype=np.intc)
         for batch in self._batches(plan, n_threads):
-            paths.interactions(
-                X, *batch.trees, plan.offset, plan.tabulated, batch.masks,
-                batch.mask_base, self.n_background, out, n_threads, out_of_memory,
+            paths.explain(
+                XT, *batch.trees, plan.offset, plan.tabulated, batch.tables,
+                batch.masks, batch.table_base, batch.mask_base,
+                self.n_background, out, out.ndim == 4, block, n_threads,
+                out_of_memory,
             )  # fmt: skip
             _check_memory(out_of_memory)
         out /= self.n_background
+
+    @staticmethod
+    def _fitting_block(paths, block: int) -> int:
+        """``block`` rows, or fewer so that a thread's scratch fits its limit."""
+        per_row = paths.scratch_bytes(2) - paths.scratch_bytes(1)
+        fitting = (MAX_SCRATCH_BYTES_PER_THREAD - paths.scratch_bytes(0)) // per_row
+        return int(max(1, min(block, fitting)))
 
     def _batches(self, plan: _Plan, n_threads: int):
         """The plan's batches, built (one at a time) unless kept from fit."""
@@ -155,10 +170,11 @@ class Background:
             np.empty(end_mask - first_mask, dtype=np.uint64),
         )
         out_of_memory = np.zeros(1, dtype=np.intc)
-        self._paths().build(
+        paths = self._paths()
+        paths.build(
             first_tree, end_tree, self._background, plan.offset, plan.tabulated,
             built.tables, built.masks, first_table, first_mask, plan.table_bits,
-            n_threads, out_of_memory,
+            self._fitting_block(paths, _BLOCK_ROWS), n_threads, out_of_memory,
         )  # fmt: skip
         _check_memory(out_of_memory)
         return built
