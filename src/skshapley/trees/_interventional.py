@@ -24,7 +24,8 @@ from . import _interventional_core
 _TABLE_BUDGET_BYTES = 2**28
 
 # Leaves with at most this many distinct players on their path keep tables
-# over all 2**D subsets (3 * 2**D doubles, built in O(2**D D**2)); deeper
+# of their D gains for each of the 2**D masks a row may have (D * 2**D
+# doubles, built in O(2**D D**2)); deeper
 # paths keep the background's failure masks and count them for each row.
 _MAX_TABLE_BITS = 14
 
@@ -156,18 +157,30 @@ class Background:
         if plan is self._plan and self._kept is not None:
             yield self._kept
             return
+        # One buffer of each kind for all batches: fresh memory would cost
+        # the system's zeroing of its pages at each batch.
+        tables = np.empty(max(b[3] - b[2] for b in plan.batches))
+        masks = np.empty(max(b[5] - b[4] for b in plan.batches), dtype=np.uint64)
         for batch in plan.batches:
-            yield self._built(plan, batch, n_threads)
+            yield self._built(plan, batch, n_threads, tables, masks)
 
-    def _built(self, plan: _Plan, batch: tuple, n_threads: int) -> _Batch:
-        """One batch of trees, its leaves' tables and masks filled."""
+    def _built(
+        self, plan: _Plan, batch: tuple, n_threads: int, tables=None, masks=None
+    ) -> _Batch:
+        """One batch of trees, its leaves' tables and masks filled.
+
+        In ``tables`` and ``masks`` if given (large enough), else in new arrays.
+        """
         first_tree, end_tree, first_table, end_table, first_mask, end_mask = batch
+        if tables is None:
+            tables = np.empty(end_table - first_table)
+            masks = np.empty(end_mask - first_mask, dtype=np.uint64)
         built = _Batch(
             (first_tree, end_tree),
             first_table,
             first_mask,
-            np.zeros(end_table - first_table),
-            np.empty(end_mask - first_mask, dtype=np.uint64),
+            tables[: end_table - first_table],
+            masks[: end_mask - first_mask],
         )
         out_of_memory = np.zeros(1, dtype=np.intc)
         paths = self._paths()
@@ -183,7 +196,8 @@ class Background:
         """Tables for the leaves with at most ``table_bits`` players, in batches."""
         n_bits = self._bit[self._leaves]
         tabulated = n_bits <= table_bits
-        table_size = np.where(tabulated, 3 << np.where(tabulated, n_bits, 0), 0)
+        shift = np.where(tabulated, n_bits, 0)
+        table_size = np.where(tabulated, np.maximum(shift, 1) << shift, 0)
         mask_size = np.where(tabulated, 0, self.n_background * self._words)
         table_end = np.cumsum(table_size)
         mask_end = np.cumsum(mask_size)

@@ -52,7 +52,16 @@ cdef extern from *:
         unsigned long i; _BitScanForward64(&i, x); return (int) i;
     }
     #else
-    static inline int sks_popcount(unsigned long long x) { return __builtin_popcountll(x); }
+    static inline int sks_popcount(unsigned long long x) {
+    #if defined(__POPCNT__)
+        return __builtin_popcountll(x);
+    #else  /* without the instruction, GCC calls a library function: slower */
+        x -= (x >> 1) & 0x5555555555555555ULL;
+        x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+        x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+        return (int) ((x * 0x0101010101010101ULL) >> 56);
+    #endif
+    }
     static inline int sks_lowest_bit(unsigned long long x) { return __builtin_ctzll(x); }
     #endif
     """
@@ -88,7 +97,7 @@ cdef struct _Store:
     # Where each leaf's background lives (one batch of trees).
     const Py_ssize_t *offset        # per leaf: into tables or masks
     const unsigned char *tabulated  # per leaf: 1 tables, 0 masks
-    double *tables                  # Neg, Pos, P2 over 2**D subsets per leaf
+    double *tables                  # per leaf: D gains for each of 2**D masks
     uint64_t *masks                 # (n_background, words) per leaf
     Py_ssize_t table_base           # offsets of the batch's first leaf
     Py_ssize_t mask_base
@@ -226,14 +235,20 @@ cdef inline double _ranked_sum(
 
 
 cdef void _tabulate(const _Paths *paths, double *table, Py_ssize_t D, double *R) noexcept nogil:
-    """Turn a leaf's counts ``cnt(c)`` (``table[c]``) into Neg, Pos and P2.
+    """Turn a leaf's counts ``cnt(c)`` (``table[c]``) into its gains.
 
-    ``R`` is scratch of 2**D (D + 1) doubles: the ranked zeta transform,
-    ``R[U * (D + 1) + k]``, exact integers.
+    The gains of the rows with success mask ``U`` are ``table[U * D + j]``
+    for the path's players j: ``-Neg(U)`` for j outside U, ``Pos(U) -
+    P2(U \\ {j})`` inside. ``R`` is scratch of 2**D (D + 2) doubles: the
+    ranked zeta transform ``R[U * (D + 1) + k]`` (exact integers), then P2.
     """
-    cdef Py_ssize_t size = (<Py_ssize_t> 1) << D, width = D + 1, i, U, k, n, one
+    cdef Py_ssize_t size = (<Py_ssize_t> 1) << D, width = D + 1, i, U, k, n, b
+    cdef Py_ssize_t one
     cdef double *row
     cdef const double *below
+    cdef double *without = R + width * size
+    cdef double *gain
+    cdef double negative, positive
     memset(R, 0, width * size * sizeof(double))
     for U in range(size):
         R[U * width + sks_popcount(U)] = table[U]
@@ -247,10 +262,18 @@ cdef void _tabulate(const _Paths *paths, double *table, Py_ssize_t D, double *R)
                     row[k] += below[k]
     for U in range(size):
         n = sks_popcount(U)
+        without[U] = _ranked_sum(paths, R + U * width, 1, n, 0, D - n)
+    for U in range(size):
+        n = sks_popcount(U)
         row = R + U * width
-        table[U] = _ranked_sum(paths, row, 0, n, 1, D - n)
-        table[size + U] = _ranked_sum(paths, row, 1, n, 0, D - n + 1)
-        table[2 * size + U] = _ranked_sum(paths, row, 1, n, 0, D - n)
+        negative = _ranked_sum(paths, row, 0, n, 1, D - n)
+        positive = _ranked_sum(paths, row, 1, n, 0, D - n + 1)
+        gain = table + U * D
+        for b in range(D):
+            if (U >> b) & 1:
+                gain[b] = positive - without[U ^ ((<Py_ssize_t> 1) << b)]
+            else:
+                gain[b] = -negative
 
 
 cdef inline Py_ssize_t _count_bits(const uint64_t *mask, Py_ssize_t D) noexcept nogil:
@@ -275,31 +298,11 @@ cdef inline bint _has(const uint64_t *mask, Py_ssize_t b) noexcept nogil:
     return (mask[b >> 6] >> (b & 63)) & 1
 
 
-cdef inline void _table_gains(
-    const double *table, Py_ssize_t D, uint64_t A, double *gain
-) noexcept nogil:
-    """Each player's value per unit of leaf value, from the leaf's tables.
-
-    Players outside ``A`` share one value; the loop over ``A``'s bits
-    avoids a branch per player that a row's bits would make unpredictable.
-    """
-    cdef Py_ssize_t size = (<Py_ssize_t> 1) << D, b
-    cdef uint64_t low = A & ((<uint64_t> size) - 1), bits = low
-    cdef double negative = -table[low], positive = table[size + low]
-    cdef const double *without = table + 2 * size
-    for b in range(D):
-        gain[b] = negative
-    while bits:
-        b = sks_lowest_bit(bits)
-        gain[b] = positive - without[low ^ ((<uint64_t> 1) << b)]
-        bits &= bits - 1
-
-
 cdef void _mask_gains(
     const _Paths *paths, const uint64_t *masks, Py_ssize_t n_background,
     Py_ssize_t D, const uint64_t *A, double *gain, double *R,
 ) noexcept nogil:
-    """As :func:`_table_gains`, counting the background's failure masks.
+    """A leaf's gains for one row (see :func:`_tabulate`), from its masks.
 
     ``R`` is scratch of (D + 2) * (D + 1) doubles: ``R(A, k)``, then per
     player j the counts of masks holding j, then ``R(A \\ {j}, k)``. The
@@ -395,6 +398,8 @@ cdef void _serve_leaf(
     cdef Py_ssize_t row_size = paths.n_outputs * paths.n_players
     cdef double *table = NULL
     cdef uint64_t *kept = NULL
+    cdef uint64_t low = ((<uint64_t> 1) << D) - 1
+    cdef double *phi
     if store.tabulated[leaf]:
         table = store.tables + store.offset[leaf] - store.table_base
     else:
@@ -413,28 +418,26 @@ cdef void _serve_leaf(
         return
     if walk.task == _INTERACTIONS:
         row_size *= paths.n_players
+    phi = walk.out + walk.first * row_size
+    if table != NULL:  # (interactions keep masks at every leaf)
+        for r in range(n):
+            _add_gains(paths, tree, leaf, table + (masks[r] & low) * D, phi)
+            phi += row_size
+        return
     for r in range(n):
-        if table != NULL:
-            _table_gains(table, D, masks[r], walk.gain)
+        for w in range(words):
+            walk.row_mask[w] = masks[w * n + r]
+        if walk.task == _SHAPLEY:
+            _mask_gains(
+                paths, kept, store.n_background, D, walk.row_mask, walk.gain, walk.R
+            )
+            _add_gains(paths, tree, leaf, walk.gain, phi)
         else:
-            for w in range(words):
-                walk.row_mask[w] = masks[w * n + r]
-            if walk.task == _SHAPLEY:
-                _mask_gains(
-                    paths, kept, store.n_background, D, walk.row_mask, walk.gain,
-                    walk.R,
-                )
-            else:
-                _pair_terms(
-                    paths, kept, store.n_background, D, walk.row_mask, walk.gain,
-                    walk.R,
-                )
-                _add_pairs(
-                    paths, tree, leaf, walk.gain, walk.R,
-                    walk.out + (walk.first + r) * row_size,
-                )
-                continue
-        _add_gains(paths, tree, leaf, walk.gain, walk.out + (walk.first + r) * row_size)
+            _pair_terms(
+                paths, kept, store.n_background, D, walk.row_mask, walk.gain, walk.R
+            )
+            _add_pairs(paths, tree, leaf, walk.gain, walk.R, phi)
+        phi += row_size
 
 
 cdef void _pair_terms(
@@ -508,6 +511,12 @@ cdef void _count_tree(
     cdef _Walk walk
     cdef Py_ssize_t node, n_background = store.n_background
     _layout(&walk, state, paths, block_rows)
+    for node in range(paths.roots[tree], paths.roots[tree + 1]):
+        if paths.left[node] < 0 and store.tabulated[node]:
+            memset(
+                store.tables + store.offset[node] - store.table_base, 0,
+                sizeof(double) << paths.bit[node],
+            )
     walk.X = ZT
     walk.stride = n_background
     walk.task = _COUNT
@@ -625,7 +634,7 @@ cdef class Paths:
         Py_ssize_t mask_base, Py_ssize_t table_bits, Py_ssize_t block_rows,
         int n_threads, int[::1] out_of_memory,
     ):
-        """Fill the trees' leaves' tables (zeroed by the caller) or masks.
+        """Fill the trees' leaves' tables or masks.
 
         ``ZT`` is the validated background, transposed (n_features,
         n_background); ``table_bits`` the largest D of a tabulated leaf.
@@ -640,7 +649,7 @@ cdef class Paths:
         cdef double *R = NULL
         cdef Py_ssize_t tree, n_background = ZT.shape[1]
         cdef Py_ssize_t scratch = _layout(&walk, NULL, paths, block_rows)
-        cdef Py_ssize_t zeta = (table_bits + 1) << table_bits if table_bits >= 0 else 0
+        cdef Py_ssize_t zeta = (table_bits + 2) << table_bits if table_bits >= 0 else 0
         if n_background == 0:
             return
         with nogil, parallel(num_threads=n_threads):
