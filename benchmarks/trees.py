@@ -940,16 +940,18 @@ def run_interactions(args):
         blocks, notes = run_workload(
             workload, methods, "skshapley interactions", args.repeat, errors
         )
+        # Every method's peak on the same rows: the fewest any was timed on.
+        rows = workload.X[: min(row.timed_rows for row in blocks[0])]
         peaks = []
         for row in blocks[0]:
-            rows = workload.X[: row.timed_rows]
             peak = peak_memory_mib(row.method, workload.model, rows)
             if peak is not None:
-                peaks.append(f"{row.method} {peak:.1f} MiB ({len(rows)} rows)")
+                peaks.append(f"{row.method} {peak:.1f} MiB")
         if peaks:
             notes.append(
-                "peak memory of one explanation, one thread, in a spawned process "
-                "(Linux VmHWM above VmRSS before it): " + ", ".join(peaks)
+                f"peak memory of one explanation of {len(rows)} rows, one thread, "
+                "in a spawned process (Linux VmHWM above VmRSS before it): "
+                + ", ".join(peaks)
             )
         print_workload(workload, blocks, notes)
     print("residual = max |Σ_jk Φ_jk + base - f(x)| / max |f(x)|")
