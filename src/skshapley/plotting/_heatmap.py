@@ -67,7 +67,9 @@ class InteractionDisplay:
         self.colorbar_label = colorbar_label
         self.output = output
 
-    def plot(self, ax=None, *, cmap="RdBu_r", annotate: bool = True):
+    def plot(
+        self, ax=None, *, cmap="RdBu_r", annotate: bool = True, diagonal: bool = True
+    ):
         """Draw the heatmap.
 
         Parameters
@@ -78,12 +80,18 @@ class InteractionDisplay:
             A diverging colour map, centred on 0.
         annotate : bool, default=True
             Write the values in the cells (up to 12 features).
+        diagonal : bool, default=True
+            Draw the diagonal. ``False`` leaves its cells blank (grey) and
+            scales the colours to the other cells: main effects, often much
+            larger than interactions, then do not wash them out.
 
         Returns
         -------
         display : InteractionDisplay
             This display, with ``ax_``, ``figure_`` and the artists set.
         """
+        from matplotlib import colormaps
+
         frame = self.interactions
         values = frame.to_numpy(dtype=np.float64)
         n_features = len(values)
@@ -91,8 +99,11 @@ class InteractionDisplay:
         ax, figure = _style.prepare_axes(
             ax, "InteractionDisplay.plot", (side + 1.6, side)
         )
-        limit = float(np.abs(values).max()) or 1.0
-        self.image_ = ax.imshow(values, cmap=cmap, vmin=-limit, vmax=limit)
+        hidden = np.zeros_like(values, dtype=bool) if diagonal else np.eye(n_features)
+        shown = np.ma.masked_array(values, hidden.astype(bool))
+        limit = float(np.abs(shown).max(fill_value=0.0)) or 1.0
+        cmap = colormaps.get_cmap(cmap).with_extremes(bad=_style.BLANK)
+        self.image_ = ax.imshow(shown, cmap=cmap, vmin=-limit, vmax=limit)
         names = _style.literals(frame.columns)
         ax.set_xticks(
             np.arange(n_features),
@@ -112,6 +123,8 @@ class InteractionDisplay:
         self.texts_ = []
         if annotate and n_features <= _ANNOTATE_UP_TO:
             for (i, j), value in np.ndenumerate(values):
+                if hidden[i, j]:
+                    continue
                 dark = abs(value) > 0.6 * limit
                 self.texts_.append(
                     ax.text(
@@ -133,7 +146,15 @@ class InteractionDisplay:
         return self
 
     @classmethod
-    def from_values(cls, interactions, *, feature_names=None, output=None, ax=None):
+    def from_values(
+        cls,
+        interactions,
+        *,
+        feature_names=None,
+        output=None,
+        ax=None,
+        diagonal: bool = True,
+    ):
         """Draw a matrix of interaction values, or their mean magnitude over rows.
 
         Parameters
@@ -150,9 +171,12 @@ class InteractionDisplay:
             ``x0, x1, ...``.
         output : object, default=None
             For an ``explain_interactions`` frame of several outputs: the
-            output to show, by name; ``None`` means the first.
+            output to show, by name (``None`` means the first). Otherwise
+            the output the values are of, named in the title.
         ax : matplotlib.axes.Axes, default=None
             The axes to draw on; ``None`` creates a figure.
+        diagonal : bool, default=True
+            Draw the diagonal (the main effects); see :meth:`plot`.
 
         Returns
         -------
@@ -164,12 +188,6 @@ class InteractionDisplay:
             interactions, names, name = interaction_values(interactions, output)
             output = output if name is None else name  # a one-output frame
             feature_names = names if feature_names is None else feature_names
-        elif output is not None:
-            raise ValueError(
-                "output chooses among the outputs of an explain_interactions "
-                f"frame; interactions is a matrix, so output must be None, got "
-                f"{output!r}."
-            )
         if isinstance(interactions, pd.DataFrame) and feature_names is None:
             feature_names = list(interactions.columns)
         try:
@@ -198,10 +216,13 @@ class InteractionDisplay:
                 f"feature_names has {len(names)} names for {n_features} features."
             )
         frame = pd.DataFrame(values, index=names, columns=names)
-        return cls(frame, colorbar_label=label, output=output).plot(ax)
+        display = cls(frame, colorbar_label=label, output=output)
+        return display.plot(ax, diagonal=diagonal)
 
     @classmethod
-    def from_explainer(cls, explainer, X, *, output=None, ax=None):
+    def from_explainer(
+        cls, explainer, X, *, output=None, ax=None, diagonal: bool = True
+    ):
         """Explain the interactions in ``X`` and draw their mean magnitude.
 
         Parameters
@@ -217,6 +238,8 @@ class InteractionDisplay:
             ``None`` means the first.
         ax : matplotlib.axes.Axes, default=None
             The axes to draw on; ``None`` creates a figure.
+        diagonal : bool, default=True
+            Draw the diagonal (the main effects); see :meth:`plot`.
 
         Returns
         -------
@@ -228,4 +251,4 @@ class InteractionDisplay:
         _style.require_matplotlib("InteractionDisplay.from_explainer")
         output = first_output(explainer, output)
         frame = explainer.explain_interactions(X, output=output)
-        return cls.from_values(frame, output=output, ax=ax)
+        return cls.from_values(frame, output=output, ax=ax, diagonal=diagonal)

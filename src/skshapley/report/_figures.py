@@ -92,7 +92,11 @@ def output_importance(ex, max_display: int) -> Markup:
 
 
 def interaction_heatmap(ex, interactions, features: list) -> Markup:
-    """Mean |interaction value| of ``features`` (shap's convention)."""
+    """Mean |interaction value| of ``features`` off the diagonal.
+
+    The main effects (the diagonal, in shap's convention) are left blank:
+    they would set the colour scale and wash out the interactions.
+    """
     from ..plotting import InteractionDisplay
     from ..plotting._inputs import interaction_values
 
@@ -105,6 +109,7 @@ def interaction_heatmap(ex, interactions, features: list) -> Markup:
             feature_names=features,
             output=_output_kwargs(ex).get("output"),
             ax=ax,
+            diagonal=False,
         )
         return png(figure, "Mean absolute Shapley interaction values", dpi=DPI)
 

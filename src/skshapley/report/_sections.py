@@ -205,7 +205,11 @@ def importance(table_, ex, max_display: int) -> Markup:
     )
     figure = _figure(_figures.output_importance(ex, max_display), None)
     return section(
-        "importance", lead, body, overview, element("div", figure, class_="figures")
+        "importance",
+        lead,
+        body,
+        overview,
+        element("div", figure, class_="figures one"),
     )
 
 
@@ -296,9 +300,9 @@ def interactions(ex, pairs, frame, heatmap_features: list, n_pairs: int) -> Mark
             if n_rows < ex.n_samples
             else ""
         )
-        + ". The heatmap shows the mean |interaction value| of the "
-        "most important features, in shap's convention: the diagonal is each "
-        "feature's main effect, the other cells half the index.",
+        + ". The heatmap shows the mean |interaction value| of pairs of the "
+        "most important features: half the index, as shap writes it (the "
+        "diagonal, each feature's main effect, is left blank).",
         class_="lead",
     )
     top = pairs.iloc[:n_pairs]
@@ -322,7 +326,7 @@ def interactions(ex, pairs, frame, heatmap_features: list, n_pairs: int) -> Mark
     )
     heatmap = _figure(_figures.interaction_heatmap(ex, frame, heatmap_features), None)
     return section(
-        "interactions", lead, body, element("div", heatmap, class_="figures")
+        "interactions", lead, body, element("div", heatmap, class_="figures one")
     )
 
 
