@@ -82,7 +82,8 @@ def output_importance(ex, max_display: int) -> Markup:
     from ..plotting import OutputImportanceDisplay
 
     n_rows = min(ex.phi_out.shape[1], max_display)
-    with _canvas(5.8, _rows_height(n_rows)) as (figure, ax):
+    # Wider than the one-output bars: its axis label runs under the legend.
+    with _canvas(7.2, _rows_height(n_rows)) as (figure, ax):
         OutputImportanceDisplay.from_values(
             ex.phi, max_display=max_display, ax=ax, raw_output=ex.raw_output
         )
