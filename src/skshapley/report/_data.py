@@ -9,7 +9,6 @@ import scipy.sparse as sp
 
 from .._input import as_pandas
 from .._outputs import output_position
-from ..plotting._inputs import interaction_values
 
 # Rows drawn in the beeswarm and dependence plots: beyond this, a seeded
 # random sample (the tables and the importance bars use every row).
@@ -151,6 +150,9 @@ def strongest_pairs(interactions: pd.DataFrame) -> pd.DataFrame:
     strongest first (ties keep that order); columns ``feature``, ``other``,
     ``mean_abs`` and ``mean`` (the signed mean).
     """
+    # Here, not at the top: importing skshapley imports no plotting module.
+    from ..plotting._inputs import interaction_values
+
     values, players, _ = interaction_values(interactions)
     first, second = np.triu_indices(len(players), k=1)
     index = 2.0 * values[:, first, second]
