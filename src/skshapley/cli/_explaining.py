@@ -46,9 +46,8 @@ def make_explainer(model, groups: dict | str | None, background=None):
             if cls.supports(model):
                 raise CommandError(
                     f"--background is for tree models; {model_name(model)} is "
-                    f"explained by {cls.__name__}, whose value function has no "
-                    "background data (it is exact for the model's kernel): "
-                    "leave out --background"
+                    f"explained by {cls.__name__}, whose value function takes "
+                    "no background data: leave out --background"
                 )
         except UnsupportedModelError as exc:
             refusals.append(exc)
