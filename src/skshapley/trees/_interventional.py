@@ -27,9 +27,9 @@ _TABLE_BUDGET_BYTES = 2**28
 # of their D gains for each of the 2**D masks a row may have (D * 2**D
 # doubles, built in O(2**D D**2)); deeper
 # paths keep the background's distinct failure masks and their counts.
-# For interactions, tables hold the counts of the 2**D masks, and only
-# where 2**D is at most the background's size: a row visits the subsets of
-# its mask, never more than the distinct masks it would visit otherwise.
+# For interactions, tables hold the counts of the 2**D masks (2**D doubles):
+# a row visits the subsets of its mask. Sorting the masks of the many leaves
+# of a deep forest instead would cost more than it saves.
 _MAX_TABLE_BITS = 14
 
 # Rows walked together: a leaf's table serves the whole block while it is in
@@ -132,8 +132,7 @@ class Background:
         is zero. Every leaf's pairs are summed over its background rows'
         distinct failure masks, weighted by their counts.
         """
-        bits = min(_MAX_TABLE_BITS, self.n_background.bit_length() - 1)
-        self._explain(self._planned(bits, gains=False), X, out, n_threads)
+        self._explain(self._planned(_MAX_TABLE_BITS, gains=False), X, out, n_threads)
 
     def _explain(self, plan: _Plan, X: np.ndarray, out: np.ndarray, n_threads: int):
         """Add the rows' values (or, for 4-d ``out``, interactions) to ``out``."""
@@ -211,7 +210,9 @@ class Background:
         n_bits = self._bit[self._leaves]
         tabulated = n_bits <= table_bits
         shift = np.where(tabulated, n_bits, 0)
-        table_size = np.where(tabulated, np.maximum(shift, 1) << shift, 0)
+        # D gains for each of 2**D masks, or one count.
+        per_mask = np.maximum(shift, 1) if gains else 1
+        table_size = np.where(tabulated, per_mask << shift, 0)
         # The number of distinct masks, the masks, their counts.
         mask_size = np.where(tabulated, 0, 1 + self.n_background * (self._words + 1))
         table_end = np.cumsum(table_size)

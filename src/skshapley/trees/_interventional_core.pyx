@@ -30,8 +30,8 @@ caller divides by its size once.
 
 Interaction values sum closed-form terms over the masks ``c ⊆ A`` (see
 :func:`_add_pair_terms`), each distinct mask once, weighted by its count:
-from a leaf's count of each of its 2**D masks where 2**D is at most the
-background's size, else from its sorted distinct masks. Both visit the same
+from a leaf's count of each of its 2**D masks where it has tables (as for
+Shapley values), else from its sorted distinct masks. Both visit the same
 masks in increasing order, so their values are bit-identical too.
 
 Rows are routed by the models' own rule (``_routing.pxd``). A depth-first
