@@ -100,7 +100,9 @@ class Background:
         self._words = max(1, -(-self._max_bits // 64))
         sizes = np.arange(self._max_bits + 2, dtype=float)
         with np.errstate(divide="ignore"):  # B(0, b) is never read
-            self._beta = beta_function(sizes[:, None], sizes[None, :])
+            beta = beta_function(sizes[:, None], sizes[None, :])
+        # Exactly symmetric, as B is: every kernel reads one of B(a, b), B(b, a).
+        self._beta = np.triu(beta) + np.triu(beta, 1).T
         self._plan = self._planned(_MAX_TABLE_BITS)
         self._kept = None
         if len(self._plan.batches) == 1:
@@ -129,6 +131,8 @@ class Background:
 
     def _explain(self, plan: _Plan, X: np.ndarray, out: np.ndarray, n_threads: int):
         """Add the rows' values (or, for 4-d ``out``, interactions) to ``out``."""
+        if len(X) == 0:
+            return
         paths = self._paths()
         XT = np.ascontiguousarray(X.T)
         # Enough blocks for the threads, as large as the scratch allows.

@@ -227,10 +227,12 @@ cdef inline double _ranked_sum(
     """``sum_{k=first}^{n} R[k] B(k + shift, b)``; 0 when ``b < 1``."""
     cdef Py_ssize_t k
     cdef double total = 0.0
+    # B is symmetric: B(b, .) is a contiguous row of the table.
+    cdef const double *weight = paths.beta + b * paths.beta_stride + shift
     if b < 1:
         return 0.0
     for k in range(first, n + 1):
-        total += R[k] * paths.beta[(k + shift) * paths.beta_stride + b]
+        total += R[k] * weight[k]
     return total
 
 
