@@ -441,8 +441,8 @@ cdef void _serve_leaf(
         return
     if table != NULL:
         for r in range(n):
-            _counted_pair_terms(paths, table, D, masks[r] & low, walk.gain, walk.R)
-            _add_pairs(paths, tree, leaf, walk.gain, walk.R, phi)
+            if _counted_pair_terms(paths, table, D, masks[r] & low, walk.gain, walk.R):
+                _add_pairs(paths, tree, leaf, walk.gain, walk.R, phi)
             phi += row_size
         return
     for r in range(n):
@@ -453,10 +453,9 @@ cdef void _serve_leaf(
                 paths, kept, store.n_background, D, walk.row_mask, walk.gain, walk.R
             )
             _add_gains(paths, tree, leaf, walk.gain, phi)
-        else:
-            _pair_terms(
-                paths, kept, store.n_background, D, walk.row_mask, walk.gain, walk.R
-            )
+        elif _pair_terms(
+            paths, kept, store.n_background, D, walk.row_mask, walk.gain, walk.R
+        ):
             _add_pairs(paths, tree, leaf, walk.gain, walk.R, phi)
         phi += row_size
 
@@ -523,7 +522,7 @@ cdef void _finish_pair_terms(
                 pair[j * D + k] = -with_player[j]
 
 
-cdef void _pair_terms(
+cdef bint _pair_terms(
     const _Paths *paths, const uint64_t *kept, Py_ssize_t n_background,
     Py_ssize_t D, const uint64_t *A, double *gain, double *pair,
 ) noexcept nogil:
@@ -532,20 +531,25 @@ cdef void _pair_terms(
     Summed over the leaf's distinct failure masks ``c ⊆ A`` (``kept``, see
     :func:`_sort_and_count`), in increasing order, each weighted by its
     count. ``pair`` is (D, D), filled above the diagonal, then scratch.
+    False if no mask is a subset of A: then every term is zero (not filled).
     """
     cdef Py_ssize_t words = paths.words, z, nb = D - _count_bits(A, D)
     cdef const uint64_t *masks = kept + 1
     cdef const uint64_t *count = masks + n_background * words
+    cdef bint found = False
     _start_pair_terms(D, gain, pair)
     for z in range(<Py_ssize_t> kept[0]):
         if _subset(masks + z * words, A, words):
+            found = True
             _add_pair_terms(
                 paths, masks + z * words, words, <double> count[z], nb, D, gain, pair
             )
-    _finish_pair_terms(D, A, gain, pair)
+    if found:
+        _finish_pair_terms(D, A, gain, pair)
+    return found
 
 
-cdef void _counted_pair_terms(
+cdef bint _counted_pair_terms(
     const _Paths *paths, const double *counts, Py_ssize_t D, uint64_t A,
     double *gain, double *pair,
 ) noexcept nogil:
@@ -556,14 +560,18 @@ cdef void _counted_pair_terms(
     """
     cdef uint64_t c = 0
     cdef Py_ssize_t nb = D - sks_popcount(A)
+    cdef bint found = False
     _start_pair_terms(D, gain, pair)
     while True:
         if counts[c] != 0.0:
+            found = True
             _add_pair_terms(paths, &c, 1, counts[c], nb, D, gain, pair)
         if c == A:
             break
         c = ((c | ~A) + 1) & A
-    _finish_pair_terms(D, &A, gain, pair)
+    if found:
+        _finish_pair_terms(D, &A, gain, pair)
+    return found
 
 
 cdef inline int _compare(const uint64_t *a, const uint64_t *b, Py_ssize_t words) noexcept nogil:
