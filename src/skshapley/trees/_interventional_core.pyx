@@ -43,7 +43,7 @@ table (or masks) serves the whole block while it is in cache.
 from cython.parallel cimport parallel, prange
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy, memmove, memset
+from libc.string cimport memcmp, memcpy, memmove, memset
 
 from ._routing cimport Routing, goes_left
 
@@ -574,65 +574,48 @@ cdef bint _counted_pair_terms(
     return found
 
 
-cdef inline int _compare(const uint64_t *a, const uint64_t *b, Py_ssize_t words) noexcept nogil:
-    """-1, 0 or 1 as the bitset ``a`` is below, equal to or above ``b``."""
-    cdef Py_ssize_t w
-    for w in range(words - 1, -1, -1):
-        if a[w] != b[w]:
-            return -1 if a[w] < b[w] else 1
-    return 0
-
-
-cdef inline void _swap(uint64_t *a, uint64_t *b, Py_ssize_t words) noexcept nogil:
-    cdef Py_ssize_t w
-    cdef uint64_t t
-    for w in range(words):
-        t = a[w]
-        a[w] = b[w]
-        b[w] = t
-
-
-cdef void _sift_down(
-    uint64_t *masks, Py_ssize_t root, Py_ssize_t end, Py_ssize_t words
+cdef void _sort_and_count(
+    uint64_t *kept, Py_ssize_t n, Py_ssize_t words, Py_ssize_t D, uint64_t *scratch
 ) noexcept nogil:
-    """Restore the heap order of ``masks[root:end]`` below ``root``."""
-    cdef Py_ssize_t child
-    while 2 * root + 1 < end:
-        child = 2 * root + 1
-        if child + 1 < end and _compare(
-            masks + child * words, masks + (child + 1) * words, words
-        ) < 0:
-            child += 1
-        if _compare(masks + root * words, masks + child * words, words) >= 0:
-            return
-        _swap(masks + root * words, masks + child * words, words)
-        root = child
-
-
-cdef void _sort_and_count(uint64_t *kept, Py_ssize_t n, Py_ssize_t words) noexcept nogil:
     """Sort a leaf's ``n`` failure masks; keep the distinct ones with counts.
 
     ``kept`` holds the number u of distinct masks, then ``n`` masks of
     ``words`` words (the background's, as walked), then ``n`` counts. After:
     the u distinct masks first, in increasing order, and their counts, so
     that a row's sums run over distinct masks, not the whole background.
-    A heap sort: in place, no allocation.
+    A radix sort, a byte of the masks' D bits at a time (lowest first),
+    through ``scratch`` of ``n * words`` words: linear in ``n``.
     """
     cdef uint64_t *masks = kept + 1
     cdef uint64_t *count = masks + n * words
-    cdef Py_ssize_t z, distinct = 0
-    for z in range(n // 2 - 1, -1, -1):
-        _sift_down(masks, z, n, words)
-    for z in range(n - 1, 0, -1):
-        _swap(masks, masks + z * words, words)
-        _sift_down(masks, 0, z, words)
+    cdef uint64_t *source = masks
+    cdef uint64_t *target = scratch
+    cdef uint64_t *swap
+    cdef Py_ssize_t start[257]
+    cdef Py_ssize_t z, p, b, w, shift, distinct = 0
+    cdef size_t size = words * sizeof(uint64_t)
+    for p in range((D + 7) // 8):
+        w = (8 * p) >> 6
+        shift = (8 * p) & 63
+        memset(start, 0, sizeof(start))
+        for z in range(n):
+            start[((source[z * words + w] >> shift) & 255) + 1] += 1
+        for b in range(256):
+            start[b + 1] += start[b]
+        for z in range(n):
+            b = (source[z * words + w] >> shift) & 255
+            memcpy(target + start[b] * words, source + z * words, size)
+            start[b] += 1
+        swap = source
+        source = target
+        target = swap
+    if source != masks:
+        memcpy(masks, source, n * size)
     for z in range(n):
-        if distinct and _compare(
-            masks + z * words, masks + (distinct - 1) * words, words
-        ) == 0:
+        if distinct and memcmp(masks + z * words, masks + (distinct - 1) * words, size) == 0:
             count[distinct - 1] += 1
         else:
-            memmove(masks + distinct * words, masks + z * words, words * sizeof(uint64_t))
+            memmove(masks + distinct * words, masks + z * words, size)
             count[distinct] = 1
             distinct += 1
     kept[0] = distinct
@@ -640,12 +623,13 @@ cdef void _sort_and_count(uint64_t *kept, Py_ssize_t n, Py_ssize_t words) noexce
 
 cdef void _count_tree(
     const _Paths *paths, const _Store *store, char *state, Py_ssize_t block_rows,
-    const double *ZT, Py_ssize_t tree, double *R,
+    const double *ZT, Py_ssize_t tree, double *R, uint64_t *sort,
 ) noexcept nogil:
     """Count the background's failure masks at ``tree``'s leaves; tabulate them.
 
     ``ZT`` is the background by column, ``state`` the thread's scratch for
-    blocks of ``block_rows`` rows and ``R`` the ranked zeta transform's.
+    blocks of ``block_rows`` rows, ``R`` the ranked zeta transform's and
+    ``sort`` the sort's (:func:`_sort_and_count`).
     """
     cdef _Walk walk
     cdef Py_ssize_t node, n_background = store.n_background
@@ -670,7 +654,7 @@ cdef void _count_tree(
         if not store.tabulated[node]:
             _sort_and_count(
                 store.masks + store.offset[node] - store.mask_base, n_background,
-                paths.words,
+                paths.words, paths.bit[node], sort,
             )
         elif store.gains:
             _tabulate(
@@ -795,6 +779,7 @@ cdef class Paths:
         cdef _Walk walk
         cdef char *state = NULL
         cdef double *R = NULL
+        cdef uint64_t *sort = NULL
         cdef Py_ssize_t tree, n_background = ZT.shape[1]
         cdef Py_ssize_t scratch = _layout(&walk, NULL, paths, block_rows)
         cdef Py_ssize_t zeta = (table_bits + 2) << table_bits if table_bits >= 0 else 0
@@ -803,15 +788,17 @@ cdef class Paths:
         with nogil, parallel(num_threads=n_threads):
             state = <char *> malloc(scratch)
             R = <double *> malloc((zeta + 1) * sizeof(double))
+            sort = <uint64_t *> malloc(n_background * paths.words * sizeof(uint64_t))
             for tree in prange(tree_begin, tree_end, schedule="dynamic"):
-                if state == NULL or R == NULL:
+                if state == NULL or R == NULL or sort == NULL:
                     out_of_memory[0] = 1
                     continue
                 _count_tree(
-                    paths, &store, state, block_rows, &ZT[0, 0], tree, R
+                    paths, &store, state, block_rows, &ZT[0, 0], tree, R, sort
                 )
             free(state)
             free(R)
+            free(sort)
 
     def explain(
         self, const double[:, ::1] XT, Py_ssize_t tree_begin, Py_ssize_t tree_end,
