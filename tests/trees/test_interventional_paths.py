@@ -236,3 +236,39 @@ def test_repeated_background_rows_weigh_by_their_count(monkeypatch, table_bits):
         np.testing.assert_allclose(
             matrices[5 * r : 5 * r + 5], expected[0], rtol=0, atol=RTOL * scale
         )
+
+
+def test_leaves_keep_their_distinct_masks_sorted_with_counts(monkeypatch):
+    # Paths of up to 12 players: masks sorted over two bytes. Each leaf
+    # keeps u, its u distinct failure masks in increasing order, then
+    # their counts, which add up to the background's size.
+    monkeypatch.setattr(_interventional, "_MAX_TABLE_BITS", -1)
+    X, y = make_regression(300, 16, n_informative=16, random_state=0)
+    model = RandomForestRegressor(n_estimators=2, max_depth=12, random_state=0)
+    model.fit(X, y)
+    n_background = 80
+    explainer = TreeExplainer(model, feature_perturbation="interventional")
+    background = explainer.fit(X[:n_background])._background
+    assert background._words == 1
+    kept, offsets = background._kept.masks, background._plan.offset
+    leaves = background._leaves
+    assert background._bit[leaves].max() > 8  # more than one byte to sort
+    for leaf in leaves:
+        distinct = int(kept[offsets[leaf]])
+        masks = kept[offsets[leaf] + 1 :][:distinct]
+        counts = kept[offsets[leaf] + 1 + n_background :][:distinct]
+        assert np.all(np.diff(masks.astype(float)) > 0)
+        assert counts.sum() == n_background
+
+
+def test_deeper_paths_give_the_same_interaction_bits(monkeypatch):
+    # Up to 12 players per path: counts of 2**D masks and sorted masks agree.
+    X, y = make_regression(300, 16, n_informative=16, random_state=0)
+    model = RandomForestRegressor(n_estimators=2, max_depth=12, random_state=0)
+    model.fit(X, y)
+    background, rows = X[:80], X[100:110]
+    counted = interaction_matrices(model, background, rows)
+    monkeypatch.setattr(_interventional, "_MAX_TABLE_BITS", -1)
+    np.testing.assert_array_equal(
+        interaction_matrices(model, background, rows), counted
+    )
