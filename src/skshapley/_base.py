@@ -6,11 +6,13 @@ a pandas DataFrame with one row per sample and one column per feature (or a
 ``(output, feature)`` MultiIndex for several outputs). What reports and the
 command line read of an explainer is public and documented here:
 ``supports(model)``, ``describe()``, ``base_value_meaning``,
-``columns_by_name_``, the ``progress`` and ``output`` arguments of
-``explain`` and the fitted attributes.
+``columns_by_name_``, ``supports_interactions``, the ``progress`` and
+``output`` arguments of ``explain`` and ``explain_interactions`` and the
+fitted attributes.
 """
 
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
@@ -38,6 +40,10 @@ from ._threads import effective_n_threads
 # about that time, and progress moves steadily.
 _FIRST_CHUNK_ROWS = 64
 _CHUNK_SECONDS = 0.5
+
+# Bytes of interaction values computed at a time, before they are laid out in
+# the result: bounds explain_interactions' working memory beyond the result.
+_INTERACTION_BUDGET_BYTES = 2**28
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,9 @@ class BaseExplainer(BaseEstimator):
 
     #: What the base value ``expected_value_`` is, in words, for reports.
     base_value_meaning: ClassVar[str] = ""
+
+    #: Whether :meth:`explain_interactions` is implemented (``_interaction_rows``).
+    supports_interactions: ClassVar[bool] = False
 
     # The fitted attribute that check_is_fitted looks for.
     _fitted_attribute: ClassVar[str] = ""
@@ -183,15 +192,125 @@ class BaseExplainer(BaseEstimator):
         if progress is None or len(X) == 0:
             quadrature = self._explain_rows(X, values, n_threads)
         else:
-            quadrature = self._explain_in_chunks(X, values, n_threads, progress)
+            quadrature = self._in_chunks(
+                len(X),
+                lambda rows: self._explain_rows(X[rows], values[rows], n_threads),
+                progress,
+                len(X),
+            )
         self._record(quadrature)
         if output is not None:
             values = values[:, [position], :]
-        phi = self._frame(values, index, self.player_names_)
-        if quadrature is not None:
-            phi.attrs["n_quadrature_points"] = quadrature.n_points
-            phi.attrs["quadrature_error_bound"] = quadrature.error_bound
-        return phi
+        return _with_quadrature(
+            self._frame(values, index, self.player_names_), quadrature
+        )
+
+    def explain_interactions(
+        self,
+        X,
+        *,
+        output=None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> pd.DataFrame:
+        """Shapley interaction values of the model's output for each row of ``X``.
+
+        In shap's convention: for players ``i != j``, the entry is half the
+        Shapley interaction index of ``i`` and ``j`` (so the matrix is
+        symmetric), and the diagonal holds the main effects, so that each
+        row of a sample's matrix sums to that player's Shapley value.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame of shape (n_samples, n_features)
+            The rows to explain. DataFrame columns are matched by name.
+        output : object, default=None
+            One of ``output_names_``: that output's values only. By default
+            every output's values.
+        progress : callable, default=None
+            If given, ``progress(n_done, n_total)`` is called after each
+            chunk of rows (chunks of about half a second each, as in
+            :meth:`explain`).
+
+        Returns
+        -------
+        interactions : pandas.DataFrame
+            ``n_samples * n_players`` rows indexed by ``(row, feature)``
+            (``X``'s index, then the players), and the columns of
+            :meth:`explain`: one per player, or ``(output, player)`` for
+            several outputs unless ``output`` picks one. The entries of
+            row ``(r, i)`` sum to ``explain(X).loc[r, i]``.
+
+        Raises
+        ------
+        NotImplementedError
+            If the explainer has no interaction values
+            (``supports_interactions`` is False).
+        MemoryError
+            If the result (``n_samples * n_players**2 * n_outputs`` doubles)
+            cannot be allocated; nothing is computed then. Beyond the result,
+            values are computed in chunks of rows whose interaction arrays
+            take at most 256 MiB (one row at a time, with a warning, if a
+            single row's takes more).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_diabetes
+        >>> from sklearn.ensemble import RandomForestRegressor
+        >>> from skshapley import TreeExplainer
+        >>> X, y = load_diabetes(return_X_y=True, as_frame=True)
+        >>> model = RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)
+        >>> explainer = TreeExplainer(model).fit()
+        >>> interactions = explainer.explain_interactions(X.iloc[:3])
+        >>> interactions.shape
+        (30, 10)
+        >>> phi = explainer.explain(X.iloc[:3])
+        >>> bool(abs(interactions.sum(axis=1).unstack() - phi).max().max() < 1e-9)
+        True
+        """
+        if not self.supports_interactions:
+            raise NotImplementedError(
+                f"{type(self).__name__} has no interaction values "
+                "(supports_interactions is False)."
+            )
+        check_is_fitted(self, self._fitted_attribute)
+        picked = slice(None)
+        if output is not None:
+            picked = [output_position(self.output_names_, output)]
+        X, index = self._prepared_input(X)
+        n_samples, n_players = len(X), len(self.player_names_)
+        n_outputs = len(self.output_names_)
+        result = _allocated(
+            n_samples, n_players, 1 if output is not None else n_outputs
+        )
+        row_bytes = 8 * n_outputs * n_players**2
+        max_rows = max(1, _INTERACTION_BUDGET_BYTES // row_bytes)
+        if row_bytes > _INTERACTION_BUDGET_BYTES and n_samples > 1:
+            warnings.warn(
+                f"The interaction values of one row ({row_bytes / 2**20:.0f} MiB) "
+                f"exceed the working-memory budget of "
+                f"{_INTERACTION_BUDGET_BYTES / 2**20:.0f} MiB: explaining 1 row "
+                "per chunk.",
+                UserWarning,
+                stacklevel=2,
+            )
+        n_threads = effective_n_threads(self.n_jobs)
+
+        def compute(rows: slice) -> QuadratureUse | None:
+            chunk = np.zeros((rows.stop - rows.start, n_outputs, n_players, n_players))
+            used = self._interaction_rows(X[rows], chunk, n_threads)
+            # (row, output, i, j) -> (row, i, output, j): the frame's layout.
+            result[rows] = chunk[:, picked].transpose(0, 2, 1, 3)
+            return used
+
+        quadrature = self._in_chunks(n_samples, compute, progress, max_rows)
+        self._record(quadrature)
+        rows = pd.MultiIndex.from_product(
+            [index, self.player_names_], names=[index.name or "row", "feature"]
+        )
+        values = result.reshape(n_samples * n_players, result.shape[2], n_players)
+        return _with_quadrature(
+            self._frame(values, rows, self.player_names_), quadrature
+        )
 
     def raw_predict(self, X) -> np.ndarray:
         """The model's raw output: what :meth:`explain` attributes.
@@ -254,21 +373,48 @@ class BaseExplainer(BaseEstimator):
     def _record(self, quadrature: QuadratureUse | None) -> None:
         """Keep what an explanation reports about itself (nothing by default)."""
 
-    def _explain_in_chunks(self, X, values, n_threads, progress):
-        """``_explain_rows`` over chunks of about ``_CHUNK_SECONDS`` each."""
-        n_samples = len(X)
+    def _interaction_rows(
+        self, X: np.ndarray, out: np.ndarray, n_threads: int
+    ) -> QuadratureUse | None:
+        """Add the interaction values of the validated rows ``X`` to ``out``.
+
+        ``out`` has shape (n_samples, n_outputs, n_players, n_players) and
+        starts at zero; it receives each row's full symmetric matrices in
+        shap's convention (``out.sum(axis=3)`` is the Shapley values).
+        Returns the quadrature used, if it depends on the rows. Explainers
+        that implement it set ``supports_interactions``.
+        """
+        raise NotImplementedError
+
+    def _in_chunks(
+        self,
+        n_samples: int,
+        compute: Callable[[slice], QuadratureUse | None],
+        progress: Callable[[int, int], None] | None,
+        max_rows: int,
+    ) -> QuadratureUse | None:
+        """``compute(rows)`` over chunks of rows that cover ``range(n_samples)``.
+
+        Chunks have at most ``max_rows`` rows. With a ``progress`` callback,
+        called after each chunk, they are sized to take about
+        ``_CHUNK_SECONDS`` each; without, they have ``max_rows`` rows.
+        Returns the quadrature of all chunks merged.
+        """
         quadrature = None
-        done, size = 0, _FIRST_CHUNK_ROWS
+        done = 0
+        size = max_rows if progress is None else min(_FIRST_CHUNK_ROWS, max_rows)
         while done < n_samples:
             rows = slice(done, min(done + size, n_samples))
             began = time.perf_counter()
-            used = self._explain_rows(X[rows], values[rows], n_threads)
+            used = compute(rows)
             seconds = time.perf_counter() - began
             quadrature = used if quadrature is None else quadrature.merged(used)
             done = rows.stop
-            progress(done, n_samples)
-            rate = size / max(seconds, 1e-3)
-            size = max(1, int(np.clip(rate * _CHUNK_SECONDS, size // 4, size * 4)))
+            if progress is not None:
+                progress(done, n_samples)
+                rate = size / max(seconds, 1e-3)
+                size = max(1, int(np.clip(rate * _CHUNK_SECONDS, size // 4, size * 4)))
+                size = min(size, max_rows)
         return quadrature
 
     def _parsed_model(self):
@@ -502,6 +648,47 @@ class BaseExplainer(BaseEstimator):
         if len(values) == 1:
             return float(values[0])
         return pd.Series(values, index=list(self.output_names_), name="base value")
+
+
+def _allocated(n_samples: int, n_players: int, n_outputs: int) -> np.ndarray:
+    """The interaction result, (n_samples, n_players, n_outputs, n_players).
+
+    Allocated before anything is computed; a MemoryError says its size.
+    """
+    shape = (n_samples, n_players, n_outputs, n_players)
+    try:
+        return np.empty(shape)
+    except MemoryError as exc:
+        size = 8 * n_samples * n_players**2 * n_outputs
+        raise MemoryError(
+            f"The interaction values of {n_samples} rows, {n_players} players "
+            f"and {n_outputs} outputs need {size / 2**30:.1f} GiB, which could "
+            "not be allocated: explain fewer rows at a time, or group features."
+        ) from exc
+
+
+def in_shap_convention(out: np.ndarray, phi: np.ndarray) -> None:
+    """Make ``out`` shap's interaction values, in place.
+
+    ``out`` (..., n_players, n_players) holds full Shapley interaction
+    indices off the diagonal (its diagonal is overwritten); ``phi`` (...,
+    n_players) the Shapley values. Off the diagonal, half the index; on it,
+    the main effect ``phi_j`` minus the row's other entries, so that each
+    row sums to ``phi_j``.
+    """
+    phi = np.array(phi)  # it may be a view of out's diagonal
+    diagonal = np.einsum("...jj->...j", out)
+    diagonal[...] = 0.0
+    out /= 2.0
+    diagonal[...] = phi - out.sum(axis=-1)
+
+
+def _with_quadrature(frame: pd.DataFrame, quadrature: QuadratureUse | None):
+    """``frame``, its ``attrs`` noting the quadrature if it depends on the rows."""
+    if quadrature is not None:
+        frame.attrs["n_quadrature_points"] = quadrature.n_points
+        frame.attrs["quadrature_error_bound"] = quadrature.error_bound
+    return frame
 
 
 def feature_names(names, n_features: int) -> tuple[np.ndarray, bool]:

@@ -5,12 +5,12 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .._base import BaseExplainer, feature_names
+from .._base import BaseExplainer, feature_names, in_shap_convention
 from .._input import float32_unless_float
 from .._limits import MAX_SCRATCH_BYTES_PER_THREAD
 from .._threads import effective_n_threads
 from ..games._quadrature import Rules, check_n_quadrature_points, exact_n_points
-from . import _tree_core
+from . import _interactions_core, _tree_core
 from ._categories import tree_values
 from ._parsers import parse_model
 
@@ -126,6 +126,7 @@ class TreeExplainer(BaseExplainer):
 
     _fitted_attribute = "ensemble_"
     _parse = staticmethod(parse_model)
+    supports_interactions = True
 
     base_value_meaning = (
         "what the trees predict when no feature is known: every split on an "
@@ -217,6 +218,17 @@ class TreeExplainer(BaseExplainer):
         )  # fmt: skip
         if out_of_memory[0]:
             raise MemoryError("Could not allocate the tree kernel's scratch memory.")
+
+    def _interaction_rows(self, X, out, n_threads) -> None:
+        """Add the interaction values of the validated rows ``X`` to ``out``."""
+        if self.feature_perturbation == "interventional":
+            return self._interventional_interaction_rows(X, out, n_threads)
+        _interactions_core.path_dependent_interactions(
+            self.ensemble_, self._cover_ratio, self._node_player, self._rules,
+            self._max_depth, X, out, n_threads,
+        )  # fmt: skip
+        in_shap_convention(out, np.einsum("...jj->...j", out))
+        return None
 
     def _raw_rows(self, X) -> np.ndarray:
         """The raw output of the validated rows ``X``, from the parsed trees."""
