@@ -95,9 +95,10 @@ comparison = pd.DataFrame(
 )
 print(comparison.round(2))
 assert comparison["interventional"].idxmax() == "hour"
-assert comparison["interventional"]["temperature"] < 0.1 * comparison[
-    "interventional"
-]["feels_like"]
+assert (
+    comparison["interventional"]["temperature"]
+    < 0.1 * comparison["interventional"]["feels_like"]
+)
 
 # %%
 # Interactions
@@ -107,8 +108,10 @@ assert comparison["interventional"]["temperature"] < 0.1 * comparison[
 # diagonal, each feature's main effect on it, and every row of a matrix adds
 # up to that feature's Shapley value.
 interactions = interventional.explain_interactions(rows)
-print(f"interaction table: {interactions.shape[0]} rows (row, feature) x "
-      f"{interactions.shape[1]} features")
+print(
+    f"interaction table: {interactions.shape[0]} rows (row, feature) x "
+    f"{interactions.shape[1]} features"
+)
 sums = interactions.sum(axis=1).to_numpy().reshape(phi.shape)
 assert np.abs(sums - phi.to_numpy()).max() < 1e-9
 
