@@ -68,21 +68,7 @@ def banzhaf_by_enumeration(table, d):
 
 def interactions_by_enumeration(table, d):
     """shap's convention: off-diagonal half the Shapley interaction index."""
-    index = np.zeros((d, d))
-    for i, j in itertools.permutations(range(d), 2):
-        for mask in range(2**d):
-            if not (mask >> i) & 1 and not (mask >> j) & 1:
-                size = bin(mask).count("1")
-                weight = factorial(size) * factorial(d - size - 2) / factorial(d - 1)
-                index[i, j] += weight * (
-                    table[mask | 1 << i | 1 << j]
-                    - table[mask | 1 << i]
-                    - table[mask | 1 << j]
-                    + table[mask]
-                )
-    matrix = index / 2
-    np.fill_diagonal(matrix, shapley_by_enumeration(table, d) - matrix.sum(axis=1))
-    return matrix
+    return shap_interaction_matrix(interaction_index_of_table(table, d), table, d)
 
 
 def quotient_table(table, groups):
@@ -583,3 +569,45 @@ def path_dependent_shapley_by_leaves(tree, goes_left, features):
         for mask in range(2**d)
     ]
     return shapley_by_enumeration(np.array(table), d)
+
+
+# ---------------------------------------------------------------------------
+# Shapley interaction index of any set function, by its definition.
+
+
+def interaction_index_of_table(table, d):
+    """I_ij = sum_{S without i, j} |S|!(d-|S|-2)!/(d-1)! Delta_ij v(S); I_ii = 0.
+
+    ``Delta_ij v(S) = v(S+i+j) - v(S+i) - v(S+j) + v(S)``; ``table`` holds
+    v(S) for every bitmask S.
+    """
+    index = np.zeros((d, d))
+    for i, j in itertools.permutations(range(d), 2):
+        for mask in range(2**d):
+            if not (mask >> i) & 1 and not (mask >> j) & 1:
+                size = bin(mask).count("1")
+                weight = factorial(size) * factorial(d - size - 2) / factorial(d - 1)
+                index[i, j] += weight * (
+                    table[mask | 1 << i | 1 << j]
+                    - table[mask | 1 << i]
+                    - table[mask | 1 << j]
+                    + table[mask]
+                )
+    return index
+
+
+def shapley_interaction_index(value, n):
+    """The Shapley interaction index of the set function ``value`` on n players.
+
+    ``value(set_of_players)`` is a number; all 2**n coalitions are
+    evaluated. The diagonal is 0.
+    """
+    return interaction_index_of_table(table_of(value, n), n)
+
+
+def shap_interaction_matrix(index, table, d):
+    """shap's convention from the index: half of it off the diagonal, and on
+    it the main effects phi_i - sum_{j != i} I_ij / 2 (rows sum to phi)."""
+    matrix = index / 2
+    np.fill_diagonal(matrix, shapley_by_enumeration(table, d) - matrix.sum(axis=1))
+    return matrix

@@ -4,7 +4,8 @@ One suite, parametrized over (explainer, model family, pipeline or not): the
 scikit-learn estimator contract (parameters, clone, pickle, not fitted), the
 input contract (DataFrames matched by name in any column order, NumPy
 arrays, polars frames, the caller's data never modified), bit-identical
-values for any ``n_jobs``, and efficiency against the model's own output.
+values for any ``n_jobs``, efficiency against the model's own output, and
+interaction values that sum to the Shapley values in the same layout.
 What is particular to one explainer is tested in ``tests/trees`` and
 ``tests/kernels``.
 """
@@ -348,3 +349,26 @@ def test_efficiency_against_the_models_own_output(case):
         pd.testing.assert_frame_equal(one, phi[output].rename_axis(columns=None))
         total = one.sum(axis=1) + explainer.expected_value_[output]
         np.testing.assert_allclose(total, raw[:, k], rtol=0, atol=family.atol)
+
+
+def test_interactions_sum_to_explain_in_its_layout(case):
+    family, model, explainer = case
+    assert explainer.supports_interactions
+    X, _ = data(n=5, seed=1)
+    frame = explainer.explain_interactions(X)
+    phi = explainer.explain(X)
+    players = list(explainer.player_names_)
+    pd.testing.assert_index_equal(frame.columns, phi.columns)
+    assert frame.index.tolist() == [(r, p) for r in X.index for p in players]
+    outputs = [None] if phi.columns.nlevels == 1 else explainer.output_names_
+    for output in outputs:
+        block = frame if output is None else frame[output]
+        sums = block.sum(axis=1).to_numpy().reshape(len(X), len(players))
+        expected = phi if output is None else phi[output]
+        # Two kernels (interactions' and explain's) agree to rounding.
+        np.testing.assert_allclose(sums, expected, rtol=0, atol=family.atol)
+    one, two = (
+        family.explainer(model, n_jobs=n_jobs).fit().explain_interactions(X)
+        for n_jobs in (1, 2)
+    )
+    pd.testing.assert_frame_equal(one, two, check_exact=True)

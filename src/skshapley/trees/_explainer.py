@@ -1,4 +1,4 @@
-"""TreeExplainer: exact path-dependent Shapley values of tree ensembles."""
+"""TreeExplainer: exact path-dependent or interventional values of tree ensembles."""
 
 from collections.abc import Mapping
 
@@ -12,7 +12,10 @@ from .._threads import effective_n_threads
 from ..games._quadrature import Rules, check_n_quadrature_points, exact_n_points
 from . import _interactions_core, _tree_core
 from ._categories import tree_values
+from ._interventional import Background
 from ._parsers import parse_model
+
+_VALUE_FUNCTIONS = ("tree_path_dependent", "interventional")
 
 # Rows cast to float32 at a time: bounds the cast's temporary to ~32 MB.
 _CAST_CHUNK_VALUES = 2**22
@@ -47,10 +50,15 @@ class TreeExplainer(BaseExplainer):
         by ``get_feature_names_out()``, from the raw input), or a fitted
         ``GridSearchCV`` (or randomized or halving search) with
         ``refit=True``, whose ``best_estimator_`` is explained.
-    feature_perturbation : {"tree_path_dependent"}, default="tree_path_dependent"
-        The value function: absent features follow both branches of their
-        splits, weighted by the training cover (shap's
-        ``"tree_path_dependent"``).
+    feature_perturbation : {"tree_path_dependent", "interventional"}, \
+            default="tree_path_dependent"
+        The value function. ``"tree_path_dependent"``: absent features
+        follow both branches of their splits, weighted by the training
+        cover. ``"interventional"``: absent features take their values from
+        each row of a background population (given to :meth:`fit`), and
+        the model's outputs are averaged over the whole background,
+        ``v(S) = mean_z f(x_S, z_rest)`` (shap's ``"interventional"``). Its
+        cost grows with rows plus background rows, not their product.
     groups : mapping of str to list or "input", default=None
         Feature groups ``{group_name: [columns]}``, columns by feature name
         (or position); for a pipeline, the preprocessed features'. Each
@@ -77,7 +85,10 @@ class TreeExplainer(BaseExplainer):
         The parsed model: node arrays only, no model object.
     expected_value_ : float or pandas.Series
         The base value ``v(∅)``: the cover-weighted mean of the leaves' raw
-        outputs (plus boosting's initial prediction); one per output.
+        outputs (plus boosting's initial prediction); interventional: the
+        mean raw output over the background. One per output.
+    n_background_ : int
+        (Interventional only.) The number of background rows.
     output_names_ : tuple
         The outputs: class labels (as the model has them) for classifiers'
         probabilities or scores, ``"target"`` for regressors.
@@ -156,9 +167,13 @@ class TreeExplainer(BaseExplainer):
 
         Parameters
         ----------
-        X : None
-            Unused: the path-dependent value function needs no background
-            data (the trees' covers play its part).
+        X : array-like or pandas.DataFrame of shape (n_background, n_features), \
+                default=None
+            Interventional: the background data, required, with the input
+            contract of :meth:`explain` (columns by name, a pipeline's raw
+            input, missing values routed as the model routes them); every
+            row is used. Path-dependent: unused (the trees' covers play its
+            part).
         y : None
             Unused, for scikit-learn's API.
 
@@ -167,10 +182,16 @@ class TreeExplainer(BaseExplainer):
         self : TreeExplainer
             The fitted explainer.
         """
-        if self.feature_perturbation != "tree_path_dependent":
+        if self.feature_perturbation not in _VALUE_FUNCTIONS:
             raise ValueError(
-                'feature_perturbation must be "tree_path_dependent", got '
-                f"{self.feature_perturbation!r}."
+                'feature_perturbation must be "tree_path_dependent" or '
+                f'"interventional", got {self.feature_perturbation!r}.'
+            )
+        if self.feature_perturbation == "interventional" and X is None:
+            raise ValueError(
+                'feature_perturbation="interventional" averages the model over '
+                "background data: pass it as fit(X_background), rows with the "
+                "model's features."
             )
         check_n_quadrature_points(self.n_quadrature_points)
         effective_n_threads(self.n_jobs)  # refuses a bad n_jobs before any work
@@ -206,11 +227,42 @@ class TreeExplainer(BaseExplainer):
         self._cover_ratio = _cover_ratios(ensemble)
         self.output_names_ = ensemble.output_names
         self.raw_output_ = ensemble.raw_output
-        self.expected_value_ = self._per_output(_expected_value(ensemble))
+        if self.feature_perturbation == "interventional":
+            self._fit_background(X)
+        else:
+            self.expected_value_ = self._per_output(_expected_value(ensemble))
         return self
+
+    def _fit_background(self, X) -> None:
+        """Keep the background's tables; the base value is its mean raw output."""
+        try:
+            background, _ = self._prepared_input(X)
+        except ValueError as exc:
+            raise ValueError(f"The background data (fit's X): {exc}") from exc
+        if len(background) == 0:
+            raise ValueError("The background data (fit's X) has no rows.")
+        n_threads = effective_n_threads(self.n_jobs)
+        self._background = Background(
+            self.ensemble_, self._node_player, len(self.player_names_),
+            background, n_threads,
+        )  # fmt: skip
+        self.n_background_ = len(background)
+        self.expected_value_ = self._per_output(self._raw_rows(background).mean(axis=0))
+
+    def _interventional_interaction_rows(self, X, out, n_threads) -> None:
+        """Interaction matrices of the validated rows ``X``, added to ``out``.
+
+        ``out`` has shape (n_samples, n_outputs, n_players, n_players) and
+        is zero; shap's convention: half the interaction index off the
+        diagonal, the main effect on it.
+        """
+        self._background.interactions(X, out, n_threads)
 
     def _explain_rows(self, X, values, n_threads) -> None:
         """Add the Shapley values of the validated rows ``X`` to ``values``."""
+        if self.feature_perturbation == "interventional":
+            self._background.shapley(X, values, n_threads)
+            return
         out_of_memory = np.zeros(1, dtype=np.intc)
         self._forest().shapley(
             X, self._rules, self._max_depth, values, n_threads, self._block_rows,
@@ -245,12 +297,21 @@ class TreeExplainer(BaseExplainer):
             The explainer, model, output and features, and the trees, the
             value function, its background data and the quadrature points.
         """
-        facts = super().describe()
+        facts = {**super().describe(), "trees": str(self.ensemble_.n_trees)}
+        if self.feature_perturbation == "interventional":
+            return {
+                **facts,
+                "value function": (
+                    "interventional (shap's interventional): an absent feature "
+                    "takes its value from each background row, and the outputs "
+                    "are averaged over the background"
+                ),
+                "background data": f"{self.n_background_} rows",
+            }
         points = self.n_quadrature_points_
         rule = "exact" if self.n_quadrature_points == "auto" else "fixed"
         return {
             **facts,
-            "trees": str(self.ensemble_.n_trees),
             "value function": (
                 "path-dependent (shap's tree_path_dependent): an absent feature "
                 "follows both branches of its splits, weighted by training cover"

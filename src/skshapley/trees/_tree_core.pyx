@@ -34,11 +34,11 @@ sizes with :func:`scratch_doubles` before anything is allocated.
 """
 
 from cython.parallel cimport parallel, prange
-from libc.math cimport fabs, isnan
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 from ..games._rules cimport Rule, Rules, rule_of, rules_view
+from ._routing cimport Routing, goes_left
 
 from ._table import ZERO_AS_MISSING
 
@@ -76,12 +76,9 @@ cdef struct _Trees:
                                     # group, or the feature itself
     const Py_ssize_t *left
     const Py_ssize_t *right
-    const double *threshold
+    Routing routing                 # split conditions
     const double *cover_ratio       # cover[node] / cover[parent], 1 at roots
     const double *value             # (n_nodes, value_stride)
-    const unsigned char *missing_left
-    const unsigned char *is_categorical
-    const unsigned int *bitset      # (n_nodes, 8)
     Py_ssize_t value_stride
 
 
@@ -169,20 +166,6 @@ cdef Py_ssize_t _layout(_Walk *walk, double *state, const _Sizes *sizes) noexcep
     return used
 
 
-cdef inline bint _goes_left(const _Trees *trees, Py_ssize_t node, double x) noexcept nogil:
-    """The model's routing rule at an internal node (see _table.py)."""
-    cdef int category
-    cdef unsigned char missing = trees.missing_left[node]
-    if isnan(x) or (missing & 2 and fabs(x) <= _ZERO_AS_MISSING):
-        return missing & 1
-    if trees.is_categorical[node]:
-        if not (0.0 <= x < 256.0) or x != <int> x:
-            return False
-        category = <int> x
-        return (trees.bitset[node * 8 + category // 32] >> (category % 32)) & 1
-    return x <= trees.threshold[node]
-
-
 cdef inline void _enter_split(
     const _Trees *trees, _Walk *walk, Py_ssize_t node, Py_ssize_t depth
 ) noexcept nogil:
@@ -210,13 +193,14 @@ cdef inline void _enter_split(
     frame.cover_product = cover_product
     for s in range(n):
         was_present[s] = present[s]
-    if trees.is_categorical[node]:
+    if trees.routing.is_categorical[node]:
         for s in range(n):
-            went_left[s] = _goes_left(trees, node, x[s])
+            went_left[s] = goes_left(&trees.routing, node, x[s])
     else:
         lanes_route(
-            went_left, x, trees.threshold[node], trees.missing_left[node] & 1,
-            _ZERO_AS_MISSING if trees.missing_left[node] & 2 else -1.0, n,
+            went_left, x, trees.routing.threshold[node],
+            trees.routing.missing_left[node] & 1,
+            _ZERO_AS_MISSING if trees.routing.missing_left[node] & 2 else -1.0, n,
         )
     for k in range(m):
         reciprocal[k] = 1.0 / ((1.0 - t[k]) * cover_product + t[k])
@@ -452,13 +436,14 @@ cdef class Forest:
         self.trees.player = &self.player[0]
         self.trees.left = &self.left[0]
         self.trees.right = &self.right[0]
-        self.trees.threshold = &self.threshold[0]
+        self.trees.routing.threshold = &self.threshold[0]
+        self.trees.routing.zero_as_missing = _ZERO_AS_MISSING
         self.trees.cover_ratio = &self.cover_ratio[0]
         self.trees.value = &self.value[0, 0]
         self.trees.value_stride = self.value.shape[1]
-        self.trees.missing_left = &self.missing_left[0]
-        self.trees.is_categorical = &self.is_categorical[0]
-        self.trees.bitset = &self.bitset[0, 0]
+        self.trees.routing.missing_left = &self.missing_left[0]
+        self.trees.routing.is_categorical = &self.is_categorical[0]
+        self.trees.routing.bitset = &self.bitset[0, 0]
 
     def shapley(
         self,
@@ -530,7 +515,7 @@ cdef class Forest:
             for tree in range(roots.shape[0]):
                 node = roots[tree]
                 while left[node] >= 0:
-                    if _goes_left(trees, node, X[i, feature[node]]):
+                    if goes_left(&trees.routing, node, X[i, feature[node]]):
                         node = left[node]
                     else:
                         node = right[node]

@@ -1,0 +1,221 @@
+"""Interventional values of tree ensembles: the background, ready for rows.
+
+The value function of ``feature_perturbation="interventional"`` averages
+the model over a background population: ``v(S) = mean_z f(x_S, z_rest)``.
+For one leaf and one background row it is a product game with 0/1 factors;
+``_interventional_core`` sums its closed-form values over the background
+through each leaf's counts of failure masks (see its docstring). Here the
+counts become tables: built at ``fit`` and kept when they fit
+``_TABLE_BUDGET_BYTES``, so that explaining costs rows only; otherwise
+rebuilt at each call, a batch of trees at a time, from the kept background.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import beta as beta_function
+
+from . import _interventional_core
+
+# Bytes of tables and masks held at once: kept from fit to explain when the
+# whole ensemble's fit, else built one batch of trees at a time (XGBoost's
+# 200 trees of depth 6 need ~20 MB).
+_TABLE_BUDGET_BYTES = 2**28
+
+# Leaves with at most this many distinct players on their path keep tables
+# over all 2**D subsets (3 * 2**D doubles, built in O(2**D D**2)); deeper
+# paths keep the background's failure masks and count them for each row.
+_MAX_TABLE_BITS = 14
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Where each leaf's background lives, and the batches of trees.
+
+    ``offset`` (per node) points into a batch's tables (doubles) for the
+    ``tabulated`` leaves and into its masks (64-bit words) for the others;
+    ``batches`` are ``(first tree, end tree, first table, end table,
+    first mask, end mask)``.
+    """
+
+    offset: np.ndarray
+    tabulated: np.ndarray
+    table_bits: int
+    batches: list
+
+
+@dataclass
+class _Batch:
+    """A batch of trees with their leaves' tables and masks filled."""
+
+    trees: tuple
+    table_base: int
+    mask_base: int
+    tables: np.ndarray
+    masks: np.ndarray
+
+
+class Background:
+    """A tree ensemble's paths and a background population (plain arrays).
+
+    Parameters
+    ----------
+    ensemble : TreeEnsemble
+        The parsed model.
+    node_player : ndarray of shape (n_nodes,)
+        The player each internal node's split is credited to.
+    n_players : int
+        The number of players.
+    background : ndarray of shape (n_background, n_features)
+        The validated background rows (cast as the model casts them).
+    n_threads : int
+        Threads for building the tables.
+    """
+
+    def __init__(self, ensemble, node_player, n_players, background, n_threads):
+        self._ensemble = ensemble
+        self._node_player = node_player
+        self._n_players = n_players
+        self._background = background
+        n_nodes = len(ensemble.feature)
+        self._roots = np.append(ensemble.roots, n_nodes).astype(np.intp)
+        self._bit = np.empty(n_nodes, dtype=np.intp)
+        none = np.empty(0, dtype=np.intp)
+        self._max_depth = self._path_bits(none, none)
+        self._leaves = np.flatnonzero(ensemble.left < 0)
+        n_bits = self._bit[self._leaves]
+        self._players_start = np.zeros(n_nodes, dtype=np.intp)
+        self._players_start[self._leaves] = np.cumsum(n_bits) - n_bits
+        self._players = np.zeros(max(1, int(n_bits.sum())), dtype=np.intp)
+        self._path_bits(self._players_start, self._players)
+        self._max_bits = int(n_bits.max())
+        self._words = max(1, -(-self._max_bits // 64))
+        sizes = np.arange(self._max_bits + 2, dtype=float)
+        with np.errstate(divide="ignore"):  # B(0, b) is never read
+            self._beta = beta_function(sizes[:, None], sizes[None, :])
+        self._plan = self._planned(_MAX_TABLE_BITS)
+        self._kept = None
+        if len(self._plan.batches) == 1:
+            self._kept = self._built(self._plan, self._plan.batches[0], n_threads)
+
+    @property
+    def n_background(self) -> int:
+        """The number of background rows."""
+        return len(self._background)
+
+    def shapley(self, X: np.ndarray, values: np.ndarray, n_threads: int) -> None:
+        """Add the interventional Shapley values of the rows ``X`` to ``values``.
+
+        ``values`` has shape (n_samples, n_outputs, n_players) and is zero.
+        """
+        plan, paths = self._plan, self._paths()
+        out_of_memory = np.zeros(1, dtype=np.intc)
+        for batch in self._batches(plan, n_threads):
+            paths.shapley(
+                X, *batch.trees, plan.offset, plan.tabulated, batch.tables,
+                batch.masks, batch.table_base, batch.mask_base,
+                self.n_background, values, n_threads, out_of_memory,
+            )  # fmt: skip
+            _check_memory(out_of_memory)
+        values /= self.n_background
+
+    def interactions(self, X: np.ndarray, out: np.ndarray, n_threads: int) -> None:
+        """Add the rows' interaction matrices, in shap's convention, to ``out``.
+
+        ``out`` has shape (n_samples, n_outputs, n_players, n_players) and
+        is zero. Every leaf's pairs are summed over its background rows'
+        failure masks.
+        """
+        plan, paths = self._planned(-1), self._paths()
+        out_of_memory = np.zeros(1, dtype=np.intc)
+        for batch in self._batches(plan, n_threads):
+            paths.interactions(
+                X, *batch.trees, plan.offset, plan.tabulated, batch.masks,
+                batch.mask_base, self.n_background, out, n_threads, out_of_memory,
+            )  # fmt: skip
+            _check_memory(out_of_memory)
+        out /= self.n_background
+
+    def _batches(self, plan: _Plan, n_threads: int):
+        """The plan's batches, built (one at a time) unless kept from fit."""
+        if plan is self._plan and self._kept is not None:
+            yield self._kept
+            return
+        for batch in plan.batches:
+            yield self._built(plan, batch, n_threads)
+
+    def _built(self, plan: _Plan, batch: tuple, n_threads: int) -> _Batch:
+        """One batch of trees, its leaves' tables and masks filled."""
+        first_tree, end_tree, first_table, end_table, first_mask, end_mask = batch
+        built = _Batch(
+            (first_tree, end_tree),
+            first_table,
+            first_mask,
+            np.zeros(end_table - first_table),
+            np.empty(end_mask - first_mask, dtype=np.uint64),
+        )
+        out_of_memory = np.zeros(1, dtype=np.intc)
+        self._paths().build(
+            first_tree, end_tree, self._background, plan.offset, plan.tabulated,
+            built.tables, built.masks, first_table, first_mask, plan.table_bits,
+            n_threads, out_of_memory,
+        )  # fmt: skip
+        _check_memory(out_of_memory)
+        return built
+
+    def _planned(self, table_bits: int) -> _Plan:
+        """Tables for the leaves with at most ``table_bits`` players, in batches."""
+        n_bits = self._bit[self._leaves]
+        tabulated = n_bits <= table_bits
+        table_size = np.where(tabulated, 3 << np.where(tabulated, n_bits, 0), 0)
+        mask_size = np.where(tabulated, 0, self.n_background * self._words)
+        table_end = np.cumsum(table_size)
+        mask_end = np.cumsum(mask_size)
+        offset = np.zeros(len(self._bit), dtype=np.intp)
+        offset[self._leaves] = np.where(
+            tabulated, table_end - table_size, mask_end - mask_size
+        )
+        is_tabulated = np.zeros(len(self._bit), dtype=np.uint8)
+        is_tabulated[self._leaves] = tabulated
+        # Each tree's leaves end at these positions of the leaf arrays.
+        tree_end = np.searchsorted(self._leaves, self._roots[1:])
+        table_at = np.concatenate([[0], table_end])[np.concatenate([[0], tree_end])]
+        mask_at = np.concatenate([[0], mask_end])[np.concatenate([[0], tree_end])]
+
+        def span(first, end):
+            return (first, end, int(table_at[first]), int(table_at[end]),
+                    int(mask_at[first]), int(mask_at[end]))  # fmt: skip
+
+        batches, first, size = [], 0, 0
+        for tree, tree_bytes in enumerate(8 * (np.diff(table_at) + np.diff(mask_at))):
+            if tree > first and size + tree_bytes > _TABLE_BUDGET_BYTES:
+                batches.append(span(first, tree))
+                first, size = tree, 0
+            size += tree_bytes
+        batches.append(span(first, len(table_at) - 1))
+        bits = int(n_bits[tabulated].max()) if tabulated.any() else -1
+        return _Plan(offset, is_tabulated, bits, batches)
+
+    def _path_bits(self, players_start: np.ndarray, players: np.ndarray) -> int:
+        """Number the paths' players (see ``path_bits``); the deepest depth."""
+        ensemble = self._ensemble
+        return _interventional_core.path_bits(
+            self._node_player, ensemble.left, ensemble.right, ensemble.roots,
+            self._n_players, self._bit, players_start, players,
+        )  # fmt: skip
+
+    def _paths(self) -> _interventional_core.Paths:
+        """The arrays in the compiled kernels' form (cheap: no copies)."""
+        return _interventional_core.Paths(
+            self._ensemble, self._roots, self._bit, self._players_start,
+            self._players, self._beta, self._n_players, self._words,
+            self._max_depth, self._max_bits,
+        )  # fmt: skip
+
+
+def _check_memory(out_of_memory: np.ndarray) -> None:
+    """Raise if a thread could not allocate its scratch memory."""
+    if out_of_memory[0]:
+        raise MemoryError(
+            "Could not allocate the interventional tree kernel's scratch memory."
+        )
