@@ -3,14 +3,13 @@ Interventional values and interactions of one model
 ===================================================
 
 Fit a gradient-boosted model to simulated bicycle rentals, explain it
-against a background population with ``feature_perturbation=
-"interventional"``, compare with the path-dependent values, and find what
-the model combines with :meth:`~skshapley.TreeExplainer.explain_interactions`:
-the rush hours matter on working days only, and the interaction values
-find that pair and show its shape.
+against a background population with
+``feature_perturbation="interventional"``, compare with the path-dependent
+values, and find what the model combines with
+:meth:`~skshapley.TreeExplainer.explain_interactions`: the rush hours
+matter on working days only, and the interaction values find that pair and
+show its shape.
 """
-
-# sphinx_gallery_thumbnail_number = 1
 
 # %%
 # Simulated rentals: two rush-hour peaks on working days, one broad midday
