@@ -100,6 +100,19 @@ installed::
     python benchmarks/trees.py --quick    # smoke run, a few seconds
     python benchmarks/trees.py --repeat 5 # best of 5 runs per measurement
     python benchmarks/trees.py --workload d --workload e --workload f
+    python benchmarks/trees.py --interactions  # interaction values instead
+
+Interaction values (``--interactions``): workloads (a) and (d) above,
+explaining 200 rows (20 with ``--quick``), by
+``TreeExplainer(model).fit().explain_interactions(X)``, shap's
+``shap_interaction_values`` (its C++ on scikit-learn models; XGBoost's
+``pred_interactions`` with one thread on XGBoost's), FastTreeSHAP's ``v1``
+``shap_interaction_values`` when importable, and XGBoost's own
+``booster.predict(DMatrix(X), pred_interactions=True)``, in the same table
+(``residual`` sums every entry of the matrices). A note gives each method's
+peak memory at one thread: the peak resident size (Linux ``VmHWM``, reset
+through ``/proc/self/clear_refs``) of one explanation of the rows it was
+timed on, above the resident size before it, in a spawned process.
 """
 
 import argparse
@@ -235,10 +248,11 @@ def xgboost_margin64(xgboost, model, X):
     return raw.reshape(len(X), 1)
 
 
-def make_workloads(quick: bool, keys, libraries):
+def make_workloads(quick: bool, keys, libraries, n_rows: int | None = None):
     """Fit the models (not timed against the methods) and pick the rows.
 
     Yields a Workload, or a string saying why a workload is skipped.
+    ``n_rows`` overrides the number of rows to explain.
     """
     specs = {
         "a": (
@@ -274,6 +288,7 @@ def make_workloads(quick: bool, keys, libraries):
     }
     for key in keys:
         n_samples, n_features, n_explain, params = specs[key]
+        n_explain = min(n_explain, n_rows or n_explain)
         library = BOOSTER_WORKLOADS.get(key)
         if library is not None and library not in libraries:
             yield f"({key}) skipped: {library} is not importable"
@@ -764,6 +779,187 @@ def run_workload(workload, methods, reference_name, repeat, errors):
     return rows, notes
 
 
+# -- interaction values (--interactions) -----------------------------------
+#
+# The same measurement, of interaction values: a method's explain(X) returns
+# the (n_rows, n_outputs, n_features**2) interaction matrices, flattened, and
+# the base, so that the efficiency residual sums every entry.
+
+INTERACTION_WORKLOADS = ("a", "d")
+
+# Rows explained by the interaction runs (fewer with --quick).
+INTERACTION_ROWS = 200
+
+
+def interaction_methods(libraries):
+    """skshapley's, shap's, FastTreeSHAP's and XGBoost's interaction values."""
+    from skshapley import TreeExplainer
+
+    def prepare_skshapley(model, n_jobs):
+        explainer = TreeExplainer(model, n_jobs=n_jobs).fit()
+        n_outputs, d = len(explainer.output_names_), len(explainer.player_names_)
+
+        def explain(X):
+            values = explainer.explain_interactions(X).to_numpy()
+            values = values.reshape(len(X), d, n_outputs, d).transpose(0, 2, 1, 3)
+            base = np.asarray(explainer.expected_value_, dtype=float)
+            return values.reshape(len(X), n_outputs, d * d), base
+
+        explain.raw_predict = explainer.raw_predict
+        return explain
+
+    methods = [Method("skshapley interactions", prepare_skshapley, threaded=True)]
+    try:
+        shap = importlib.import_module("shap")
+    except ImportError:
+        shap = None
+    if shap is not None:
+
+        def prepare_shap(model, n_jobs):
+            if booster_library(model) == "xgboost":  # shap calls pred_interactions
+                model.get_booster().set_param({"nthread": 1})
+            explainer = shap.TreeExplainer(model)
+
+            def explain(X):
+                values = explainer.shap_interaction_values(X)
+                return values.reshape(len(X), 1, -1), explainer.expected_value
+
+            return explain
+
+        methods.append(
+            Method("shap interactions", prepare_shap, False, shap.__version__)
+        )
+    for name in ("fasttreeshap_fixed", "fasttreeshap"):
+        try:
+            with warnings.catch_warnings():  # "IPython could not be loaded!"
+                warnings.simplefilter("ignore")
+                fasttreeshap = importlib.import_module(name)
+        except ImportError:
+            continue
+
+        def prepare_fasttreeshap(model, n_jobs, module=fasttreeshap):
+            explainer = module.TreeExplainer(model, algorithm="v1", n_jobs=n_jobs)
+
+            def explain(X):
+                values = explainer.shap_interaction_values(X)
+                return values.reshape(len(X), 1, -1), explainer.expected_value
+
+            return explain
+
+        methods.append(
+            Method("fasttreeshap v1 interactions", prepare_fasttreeshap, True, name)
+        )
+        break
+    xgboost = libraries.get("xgboost")
+    if xgboost is not None:
+
+        def prepare_xgboost(model, n_jobs):
+            booster = model.get_booster()
+            threads = effective_n_threads(n_jobs)
+            booster.set_param({"nthread": threads})
+
+            def explain(X):
+                matrix = xgboost.DMatrix(X, nthread=threads)
+                values = booster.predict(matrix, pred_interactions=True)
+                # The last row and column hold the bias (at their corner).
+                base = values[:, -1, -1].reshape(len(X), 1)
+                return values[:, :-1, :-1].reshape(len(X), 1, -1), base
+
+            return explain
+
+        methods.append(Method(
+            "xgboost pred_interactions", prepare_xgboost, True,
+            f"xgboost {xgboost.__version__}",
+            supports=lambda model: isinstance(model, xgboost.XGBModel),
+        ))  # fmt: skip
+    return methods
+
+
+def _peak_child(name, model, X, connection):
+    """In a spawned process: the peak resident memory of one explanation.
+
+    Linux only: the peak (VmHWM) is reset through /proc/self/clear_refs after
+    the explainer is built, so that it measures the explanation only, above
+    the resident size (VmRSS) at that moment.
+    """
+    libraries, _ = booster_libraries(INTERACTION_WORKLOADS)
+    method = next(m for m in interaction_methods(libraries) if m.name == name)
+    with threadpool_limits(limits=1):
+        explain = method.prepare(model, 1)
+        explain(X[:1])
+        with open("/proc/self/clear_refs", "w") as refs:
+            refs.write("5")
+        before = _status_kib("VmRSS")
+        explain(X)
+        connection.send(_status_kib("VmHWM") - before)
+
+
+def _status_kib(field):
+    with open("/proc/self/status") as status:
+        line = next(line for line in status if line.startswith(field + ":"))
+    return int(line.split()[1])
+
+
+def peak_memory_mib(name, model, X):
+    """The peak memory of ``name``'s explanation of ``X``, in MiB, or None."""
+    if not os.path.exists("/proc/self/clear_refs"):
+        return None
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=_peak_child, args=(name, model, X, send))
+    process.start()
+    peak = receive.recv() if receive.poll(600) else None
+    process.join()
+    return None if peak is None else peak / 1024
+
+
+def run_interactions(args):
+    """The interaction runs: both workloads, both thread blocks, peak memory."""
+    libraries, skipped = booster_libraries(INTERACTION_WORKLOADS)
+    methods = interaction_methods(libraries)
+    print(" | ".join(m.version or m.name for m in methods))
+    print(
+        f"numpy {np.__version__} | scikit-learn {sklearn.__version__} | "
+        f"{effective_n_threads(-1)} threads | load {os.getloadavg()[0]:.2f} | "
+        f"best of {args.repeat} runs{' | quick' if args.quick else ''}"
+    )
+    print("ratio = time / skshapley's time with the same threads (> 1: slower)")
+    for reason in skipped:
+        print(f"note: {reason}")
+    print()
+    errors = []
+    n_rows = 20 if args.quick else INTERACTION_ROWS
+    for workload in make_workloads(
+        args.quick, INTERACTION_WORKLOADS, libraries, n_rows
+    ):
+        if isinstance(workload, str):
+            print(f"{workload}\n")
+            continue
+        blocks, notes = run_workload(
+            workload, methods, "skshapley interactions", args.repeat, errors
+        )
+        # Every method's peak on the same rows: the fewest any was timed on.
+        rows = workload.X[: min(row.timed_rows for row in blocks[0])]
+        peaks = []
+        for row in blocks[0]:
+            peak = peak_memory_mib(row.method, workload.model, rows)
+            if peak is not None:
+                peaks.append(f"{row.method} {peak:.1f} MiB")
+        if peaks:
+            notes.append(
+                f"peak memory of one explanation of {len(rows)} rows, one thread, "
+                "in a spawned process (Linux VmHWM above VmRSS before it): "
+                + ", ".join(peaks)
+            )
+        print_workload(workload, blocks, notes)
+    print("residual = max |Σ_jk Φ_jk + base - f(x)| / max |f(x)|")
+    if errors:
+        print("skshapley failed:", *errors, sep="\n  ", file=sys.stderr)
+        sys.exit(1)
+
+
 # -- output ------------------------------------------------------------------
 
 
@@ -816,7 +1012,13 @@ def main():
         help="directory holding the quadrashap package, appended to sys.path "
         "(default: $QUADRASHAP_PATH)",
     )  # fmt: skip
+    parser.add_argument(
+        "--interactions", action="store_true",
+        help="time interaction values instead (workloads a and d, 200 rows)",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.interactions:
+        return run_interactions(args)
     keys = [k for k in WORKLOADS if k in (args.workload or WORKLOADS)]
 
     methods, skipped = [], []

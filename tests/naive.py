@@ -10,6 +10,7 @@ from fractions import Fraction
 from math import factorial
 
 import numpy as np
+import pandas as pd
 from sklearn.gaussian_process import GaussianProcessClassifier, GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import (
     RBF,
@@ -611,3 +612,75 @@ def shap_interaction_matrix(index, table, d):
     matrix = index / 2
     np.fill_diagonal(matrix, shapley_by_enumeration(table, d) - matrix.sum(axis=1))
     return matrix
+
+
+# ---------------------------------------------------------------------------
+# Interventional trees: v(S) = the mean, over every background row z, of the
+# model's own prediction on the hybrid row (x on S's features, z elsewhere).
+
+
+def _hybrid(background, x, columns):
+    """The background rows with ``x``'s values in ``columns`` (positions)."""
+    if isinstance(background, pd.DataFrame):
+        hybrid = background.copy()
+        for column in background.columns[columns]:
+            hybrid[column] = pd.Series(
+                [x[column].iloc[0]] * len(hybrid),
+                index=hybrid.index,
+                dtype=background[column].dtype,
+            )
+        return hybrid
+    hybrid = np.array(background, dtype=float)
+    hybrid[:, columns] = np.asarray(x, dtype=float)[columns]
+    return hybrid
+
+
+def interventional_table(predict, x, background, players):
+    """v(S) for every bitmask S of ``players``, of shape (2**d, n_outputs).
+
+    ``predict`` is the model's own raw output (``predict``,
+    ``decision_function``, ``predict_proba``...); ``x`` one row (a 1-D
+    array, or a one-row DataFrame like ``background``); ``players`` each
+    player's column positions. All 2**d coalitions' hybrid rows are
+    predicted at once.
+    """
+    d = len(players)
+    hybrids = [
+        _hybrid(background, x, sorted(coalition_of_players(players, mask)))
+        for mask in range(2**d)
+    ]
+    stacked = (
+        pd.concat(hybrids, ignore_index=True)
+        if isinstance(background, pd.DataFrame)
+        else np.concatenate(hybrids)
+    )
+    raw = np.asarray(predict(stacked), dtype=float)
+    return raw.reshape(2**d, len(background), -1).mean(axis=1)
+
+
+def interventional_shapley(predict, x, background, players=None):
+    """Interventional Shapley values by the factorial formula, (d, n_outputs).
+
+    ``players`` lists each player's columns (default: one per column).
+    """
+    if players is None:
+        players = [[j] for j in range(np.shape(background)[1])]
+    return shapley_of_tables(interventional_table(predict, x, background, players))
+
+
+def interventional_interactions(predict, x, background, players=None):
+    """The interventional game's interactions in shap's convention.
+
+    Of shape (n_outputs, d, d): half the Shapley interaction index off the
+    diagonal, the main effects on it.
+    """
+    if players is None:
+        players = [[j] for j in range(np.shape(background)[1])]
+    d = len(players)
+    tables = interventional_table(predict, x, background, players)
+    return np.stack(
+        [
+            shap_interaction_matrix(interaction_index_of_table(table, d), table, d)
+            for table in tables.T
+        ]
+    )
