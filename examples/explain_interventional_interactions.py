@@ -19,7 +19,7 @@ show its shape.
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import HistGradientBoostingRegressor
+from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.model_selection import train_test_split
 
 from skshapley import TreeExplainer
@@ -52,7 +52,7 @@ X = pd.DataFrame(
     }
 )
 X_train, X_test, y_train, y_test = train_test_split(X, rentals, random_state=0)
-model = HistGradientBoostingRegressor(max_iter=200, random_state=0)
+model = GradientBoostingRegressor(n_estimators=150, max_depth=4, random_state=0)
 model.fit(X_train, y_train)
 print(f"test R^2: {model.score(X_test, y_test):.3f}")
 
@@ -66,7 +66,7 @@ print(f"test R^2: {model.score(X_test, y_test):.3f}")
 # prediction minus that mean.
 interventional = TreeExplainer(model, feature_perturbation="interventional")
 interventional.fit(X_train)
-rows = X_test.iloc[:300]
+rows = X_test.iloc[:200]
 phi = interventional.explain(rows)
 print(f"background rows: {interventional.n_background_}")
 print(f"base value: {interventional.expected_value_:.2f}")
