@@ -101,6 +101,7 @@ installed::
     python benchmarks/trees.py --repeat 5 # best of 5 runs per measurement
     python benchmarks/trees.py --workload d --workload e --workload f
     python benchmarks/trees.py --interactions  # interaction values instead
+    python benchmarks/trees.py --interventional  # interventional values instead
 
 Interaction values (``--interactions``): workloads (a) and (d) above,
 explaining 200 rows (20 with ``--quick``), by
@@ -113,9 +114,20 @@ explaining 200 rows (20 with ``--quick``), by
 peak memory at one thread: the peak resident size (Linux ``VmHWM``, reset
 through ``/proc/self/clear_refs``) of one explanation of the rows it was
 timed on, above the resident size before it, in a spawned process.
+
+Interventional values (``--interventional``): workloads (a) and (d) above,
+with the first 1000 rows of the training data as the background and the next
+1000 explained (100 and 100 with ``--quick``), by
+``TreeExplainer(model, feature_perturbation="interventional").fit(background)``
+(``setup`` includes this fit, which builds the background's tables), shap's
+``TreeExplainer(model, Independent(background, max_samples=1000),
+feature_perturbation="interventional")`` (the whole background: shap keeps
+only 100 rows of it by default) and FastTreeSHAP's when importable, with the
+same ``--repeat``, scaling and peak-memory notes as the interaction runs.
 """
 
 import argparse
+import dataclasses
 import datetime
 import importlib
 import json
@@ -252,7 +264,8 @@ def make_workloads(quick: bool, keys, libraries, n_rows: int | None = None):
     """Fit the models (not timed against the methods) and pick the rows.
 
     Yields a Workload, or a string saying why a workload is skipped.
-    ``n_rows`` overrides the number of rows to explain.
+    ``n_rows`` overrides the number of rows to explain (the first rows of the
+    training data).
     """
     specs = {
         "a": (
@@ -288,7 +301,7 @@ def make_workloads(quick: bool, keys, libraries, n_rows: int | None = None):
     }
     for key in keys:
         n_samples, n_features, n_explain, params = specs[key]
-        n_explain = min(n_explain, n_rows or n_explain)
+        n_explain = n_explain if n_rows is None else n_rows
         library = BOOSTER_WORKLOADS.get(key)
         if library is not None and library not in libraries:
             yield f"({key}) skipped: {library} is not importable"
@@ -883,7 +896,8 @@ def _peak_child(name, model, X, connection):
     the resident size (VmRSS) at that moment.
     """
     libraries, _ = booster_libraries(INTERACTION_WORKLOADS)
-    method = next(m for m in interaction_methods(libraries) if m.name == name)
+    methods = interaction_methods(libraries) + interventional_methods()
+    method = next(m for m in methods if m.name == name)
     with threadpool_limits(limits=1):
         explain = method.prepare(model, 1)
         explain(X[:1])
@@ -960,6 +974,153 @@ def run_interactions(args):
         sys.exit(1)
 
 
+# -- interventional values (--interventional) -------------------------------
+#
+# The same measurement, of interventional values against a background: the
+# workload's model is a WithBackground, and `setup` includes skshapley's fit
+# (its tables of the background).
+
+INTERVENTIONAL_WORKLOADS = ("a", "d")
+
+# Background rows, and rows explained, by the interventional runs (fewer with
+# --quick): the first rows of the training data, then the next ones.
+INTERVENTIONAL_ROWS = 1000
+
+
+@dataclass
+class WithBackground:
+    """A model and the background data its interventional values average over."""
+
+    model: object
+    background: np.ndarray
+
+
+def interventional_methods():
+    """skshapley's, shap's and FastTreeSHAP's interventional values."""
+    from skshapley import TreeExplainer
+
+    def prepare_skshapley(pair, n_jobs):
+        explainer = TreeExplainer(
+            pair.model, feature_perturbation="interventional", n_jobs=n_jobs
+        ).fit(pair.background)
+
+        def explain(X):
+            return explainer.explain(X).to_numpy(), explainer.expected_value_
+
+        explain.raw_predict = explainer.raw_predict
+        return explain
+
+    methods = [Method("skshapley interventional", prepare_skshapley, True)]
+    try:
+        shap = importlib.import_module("shap")
+    except ImportError:
+        shap = None
+    if shap is not None:
+
+        def prepare_shap(pair, n_jobs):
+            # The whole background: shap's masker keeps 100 rows by default.
+            masker = shap.maskers.Independent(
+                pair.background, max_samples=len(pair.background)
+            )
+            explainer = shap.TreeExplainer(
+                pair.model, masker, feature_perturbation="interventional"
+            )
+
+            def explain(X):
+                phi = explainer.shap_values(X, check_additivity=False)
+                return phi, explainer.expected_value
+
+            return explain
+
+        methods.append(
+            Method("shap interventional", prepare_shap, False, shap.__version__)
+        )
+    for name in ("fasttreeshap_fixed", "fasttreeshap"):
+        try:
+            with warnings.catch_warnings():  # "IPython could not be loaded!"
+                warnings.simplefilter("ignore")
+                fasttreeshap = importlib.import_module(name)
+        except ImportError:
+            continue
+
+        def prepare_fasttreeshap(pair, n_jobs, module=fasttreeshap):
+            explainer = module.TreeExplainer(
+                pair.model, data=pair.background,
+                feature_perturbation="interventional", n_jobs=n_jobs,
+            )  # fmt: skip
+
+            def explain(X):
+                phi = explainer.shap_values(X, check_additivity=False)
+                return phi, explainer.expected_value
+
+            return explain
+
+        methods.append(
+            Method("fasttreeshap interventional", prepare_fasttreeshap, True, name)
+        )
+        break
+    return methods
+
+
+def run_interventional(args):
+    """The interventional runs: both workloads, both thread blocks, peak memory."""
+    libraries, skipped = booster_libraries(INTERVENTIONAL_WORKLOADS)
+    methods = interventional_methods()
+    print(" | ".join(m.version or m.name for m in methods))
+    print(
+        f"numpy {np.__version__} | scikit-learn {sklearn.__version__} | "
+        f"{effective_n_threads(-1)} threads | load {os.getloadavg()[0]:.2f} | "
+        f"best of {args.repeat} runs{' | quick' if args.quick else ''}"
+    )
+    print("ratio = time / skshapley's time with the same threads (> 1: slower)")
+    for reason in skipped:
+        print(f"note: {reason}")
+    print()
+    errors = []
+    n_rows = 100 if args.quick else INTERVENTIONAL_ROWS
+    for workload in make_workloads(
+        args.quick, INTERVENTIONAL_WORKLOADS, libraries, 2 * n_rows
+    ):
+        if isinstance(workload, str):
+            print(f"{workload}\n")
+            continue
+        background = workload.X[:n_rows]
+        workload = dataclasses.replace(
+            workload,
+            title=workload.title.replace(
+                f"explain {2 * n_rows} rows", f"explain {n_rows} rows"
+            )
+            + f", background {n_rows} rows",
+            model=WithBackground(workload.model, background),
+            X=workload.X[n_rows:],
+            raw=workload.raw[n_rows:],
+            raw64=None if workload.raw64 is None else workload.raw64[n_rows:],
+        )
+        blocks, notes = run_workload(
+            workload, methods, "skshapley interventional", args.repeat, errors
+        )
+        rows = workload.X[: min(row.timed_rows for row in blocks[0])]
+        peaks = []
+        for row in blocks[0]:
+            peak = peak_memory_mib(row.method, workload.model, rows)
+            if peak is not None:
+                peaks.append(f"{row.method} {peak:.1f} MiB")
+        if peaks:
+            notes.append(
+                f"peak memory of one explanation of {len(rows)} rows, one thread, "
+                "in a spawned process (Linux VmHWM above VmRSS before it): "
+                + ", ".join(peaks)
+            )
+        print_workload(workload, blocks, notes)
+    print(
+        "setup = building the explainer (skshapley: fit, its background's "
+        "tables); * timed on the first rows and scaled linearly"
+    )
+    if errors:
+        print("skshapley failed:", *errors, sep="\n  ", file=sys.stderr)
+        sys.exit(1)
+
+
 # -- output ------------------------------------------------------------------
 
 
@@ -1016,9 +1177,16 @@ def main():
         "--interactions", action="store_true",
         help="time interaction values instead (workloads a and d, 200 rows)",
     )  # fmt: skip
+    parser.add_argument(
+        "--interventional", action="store_true",
+        help="time interventional values instead (workloads a and d, background "
+        "1000 rows, 1000 rows)",
+    )  # fmt: skip
     args = parser.parse_args()
     if args.interactions:
         return run_interactions(args)
+    if args.interventional:
+        return run_interventional(args)
     keys = [k for k in WORKLOADS if k in (args.workload or WORKLOADS)]
 
     methods, skipped = [], []

@@ -82,6 +82,11 @@ def test_chunks_fit_the_budget(monkeypatch):
     monkeypatch.setattr(skshapley._base, "_INTERACTION_BUDGET_BYTES", 3 * row_bytes)
     pd.testing.assert_frame_equal(explainer.explain_interactions(X), expected)
     assert chunks == [3, 3, 3, 1]
+    # Chunks sized by time for a progress callback stay within the budget.
+    chunks.clear()
+    explainer.explain_interactions(X, progress=lambda done, total: None)
+    assert sum(chunks) == len(X)
+    assert max(chunks) <= 3
     # Less than one row's values: one row at a time, and a warning says so.
     chunks.clear()
     monkeypatch.setattr(skshapley._base, "_INTERACTION_BUDGET_BYTES", row_bytes - 1)

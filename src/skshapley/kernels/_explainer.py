@@ -14,6 +14,7 @@ from ..games._quadrature import (
     game_statistics,
     gauss_legendre,
 )
+from . import _interactions_core
 from ._sklearn import parse_kernel_model
 
 # Kernel factors computed at a time (rows x references x features): bounds the
@@ -222,11 +223,11 @@ class ProductKernelExplainer(BaseExplainer):
         Each reference point's game is pure (``b = 1``): with ``u_j =
         (a_j - 1) / f_j(t)`` and ``G(t) = prod_j f_j(t)``, the index of
         ``j != k`` is ``sum_m alpha_m Integral G u_j u_k dt`` and the
-        Shapley value ``sum_m alpha_m Integral G u_j dt``. Per quadrature
-        point that is a rank-(references) product, one matrix product per
-        row; ``f_j = 1 + t (a_j - 1) >= 1 - t > 0``, and ``G`` is summed in
-        logs. One rule per block of references, exact unless its games are
-        too large for ``"auto"`` (see ``n_quadrature_points``).
+        Shapley value ``sum_m alpha_m Integral G u_j dt``: per row, a Gram
+        matrix of the ``u`` of every (reference, point), weighted by
+        ``alpha_m w_q G`` (the compiled ``_interactions_core``). One rule
+        per block of references, exact unless its games are too large for
+        ``"auto"`` (see ``n_quadrature_points``).
         """
         n_players = len(self.player_names_)
         phi = np.zeros(out.shape[:3])
@@ -248,9 +249,12 @@ class ProductKernelExplainer(BaseExplainer):
                     )
                 exact &= bool(2 * n_points >= n_moving.max(initial=0))
                 most_points = max(most_points, n_points)
-                _add_pure_interactions(
-                    gaps, component.weights[references], n_points, out[rows], phi[rows]
-                )
+                _interactions_core.add_interactions(
+                    np.ascontiguousarray(gaps),
+                    np.ascontiguousarray(component.weights[references]),
+                    *gauss_legendre(n_points), out[rows], phi[rows], n_threads,
+                )  # fmt: skip
+        out += out.transpose(0, 1, 3, 2)  # the kernel fills the upper triangle
         in_shap_convention(out, phi)
         return QuadratureUse(most_points, 0.0 if exact else None)
 
@@ -347,23 +351,3 @@ def _blocks(shape: tuple[int, int], n_references: int):
     for row in range(n_samples):
         for begin in range(0, n_references, step):
             yield slice(row, row + 1), slice(begin, begin + step)
-
-
-def _add_pure_interactions(gaps, weights, n_points, index, phi) -> None:
-    """Add pure product games' interaction indices and values, by quadrature.
-
-    ``gaps`` (rows, references, players) are ``a - 1``; ``weights``
-    (references, outputs) the games' weights; ``index`` (rows, outputs,
-    players, players) receives the index (its diagonal is meaningless) and
-    ``phi`` (rows, outputs, players) the Shapley values.
-    """
-    for t, w in zip(*gauss_legendre(n_points), strict=True):
-        moved = t * gaps
-        factors = 1.0 + moved
-        # G(t) per game, times its weight: a scale per (reference, point).
-        scale = np.exp(np.log1p(moved).sum(axis=2))
-        u = gaps / factors
-        scaled = (w * scale)[:, :, None] * weights[None]  # (rows, refs, outputs)
-        phi += np.einsum("rmo,rmj->roj", scaled, u)
-        # einsum, not matmul: BLAS threads would compete with OpenMP's.
-        index += np.einsum("rmo,rmj,rmk->rojk", scaled, u, u)

@@ -26,6 +26,30 @@ _CAST_CHUNK_VALUES = 2**22
 _BLOCK_ROWS = 32
 
 
+class _BaseValueMeaning:
+    """``base_value_meaning``: of the path-dependent value function on the
+    class, of the explainer's own on an instance (what reports read)."""
+
+    path_dependent = (
+        "what the trees predict when no feature is known: every split on an "
+        "unknown feature sends the row down both branches, weighted by how many "
+        "training samples went each way. It is the training-cover-weighted "
+        "average of the model's raw output — close to the average raw "
+        "prediction on the training data."
+    )
+    interventional = (
+        "what the model predicts on average over the background data: with no "
+        "feature known, every feature takes each background row's value in "
+        "turn. It is the mean of the model's raw output over the background "
+        "rows."
+    )
+
+    def __get__(self, explainer, owner=None) -> str:
+        if getattr(explainer, "feature_perturbation", None) == "interventional":
+            return self.interventional
+        return self.path_dependent
+
+
 class TreeExplainer(BaseExplainer):
     """Exact Shapley values of tree ensembles, at any depth.
 
@@ -37,6 +61,16 @@ class TreeExplainer(BaseExplainer):
     trees of depth 100. The walk is iterative: a tree's depth is limited
     only by the kernel's scratch memory (at most 256 MiB per thread), which
     is checked at :meth:`fit`.
+
+    With ``feature_perturbation="interventional"``, each path and background
+    row is a product game with 0/1 factors, solved in closed form (Beta
+    integrals). :meth:`fit` counts, per leaf, the background rows by the
+    splits they fail and turns the counts into tables of each player's value
+    for every pattern a row may have; :meth:`explain` then costs one walk
+    per row and tree, whatever the size of the background. Leaves whose
+    paths have more than 14 distinct players keep the background's patterns
+    instead (any depth). Tables beyond 256 MiB are rebuilt at each
+    :meth:`explain`, a batch of trees at a time.
 
     Parameters
     ----------
@@ -71,7 +105,8 @@ class TreeExplainer(BaseExplainer):
         missing indicators, ...); the columns of :meth:`explain` are then
         the input columns, and one the pipeline drops is valued 0.
     n_quadrature_points : "auto" or int, default="auto"
-        Quadrature points per tree. ``"auto"`` uses ``ceil(D / 2)`` for the
+        Quadrature points per tree (path-dependent values and interactions;
+        interventional values are closed forms). ``"auto"`` uses ``ceil(D / 2)`` for the
         tree's largest number ``D`` of distinct players on a path, which is
         exact; an integer (at most 65,536) forces that many for every tree.
     n_jobs : int, default=None
@@ -113,7 +148,7 @@ class TreeExplainer(BaseExplainer):
         Whether DataFrame columns are matched to the model's features by
         name (the model knows its feature names) or by position.
     base_value_meaning : str
-        (Class attribute.) What ``expected_value_`` is, in words.
+        What ``expected_value_`` is, in words (for the value function).
 
     See Also
     --------
@@ -133,19 +168,24 @@ class TreeExplainer(BaseExplainer):
     >>> total = phi.sum(axis=1) + explainer.expected_value_
     >>> bool(abs(total - model.predict(X.iloc[:5])).max() < 1e-8)
     True
+
+    Against a background population:
+
+    >>> explainer = TreeExplainer(model, feature_perturbation="interventional")
+    >>> explainer = explainer.fit(X.iloc[100:300])
+    >>> explainer.n_background_
+    200
+    >>> phi = explainer.explain(X.iloc[:5])
+    >>> total = phi.sum(axis=1) + explainer.expected_value_
+    >>> bool(abs(total - model.predict(X.iloc[:5])).max() < 1e-8)
+    True
     """
 
     _fitted_attribute = "ensemble_"
     _parse = staticmethod(parse_model)
     supports_interactions = True
 
-    base_value_meaning = (
-        "what the trees predict when no feature is known: every split on an "
-        "unknown feature sends the row down both branches, weighted by how many "
-        "training samples went each way. It is the training-cover-weighted "
-        "average of the model's raw output — close to the average raw "
-        "prediction on the training data."
-    )
+    base_value_meaning = _BaseValueMeaning()
 
     def __init__(
         self,

@@ -23,18 +23,14 @@ the number of threads.
 """
 
 from cython.parallel cimport parallel, prange
-from libc.math cimport fabs, isnan
 from libc.stdlib cimport calloc, free, malloc
+
+from ..games._rules cimport Rule, Rules, rule_of, rules_view
+from ._routing cimport Routing, goes_left
 
 import numpy as np
 
-from ..games._rules cimport Rule, Rules, rule_of, rules_view
-
 from ._table import ZERO_AS_MISSING
-
-
-# LightGBM's kZeroThreshold, defined once in _table.py.
-cdef double _ZERO_AS_MISSING = ZERO_AS_MISSING
 
 
 cdef struct _Trees:
@@ -47,13 +43,10 @@ cdef struct _Trees:
     const Py_ssize_t *player        # the player credited for each split
     const Py_ssize_t *left
     const Py_ssize_t *right
-    const double *threshold
+    Routing routing                 # split conditions
     const double *cover_ratio       # cover[node] / cover[parent], 1 at roots
     const double *value             # (n_nodes, value_stride)
     Py_ssize_t value_stride
-    const unsigned char *missing_left
-    const unsigned char *is_categorical
-    const unsigned int *bitset      # (n_nodes, 8)
 
 
 cdef struct _Frame:
@@ -76,20 +69,6 @@ cdef struct _Scratch:
     double *suffix                  # prod_{i >= l} f_i(t_q), (levels + 1, m)
     double *prefix                  # w_q prod_{i < l} f_i(t_q), (m,)
     double *partial                 # the prefix times the middle, (m,)
-
-
-cdef inline bint _goes_left(const _Trees *trees, Py_ssize_t node, double x) noexcept nogil:
-    """The model's routing rule at an internal node (see _table.py)."""
-    cdef int category
-    cdef unsigned char missing = trees.missing_left[node]
-    if isnan(x) or (missing & 2 and fabs(x) <= _ZERO_AS_MISSING):
-        return missing & 1
-    if trees.is_categorical[node]:
-        if not (0.0 <= x < 256.0) or x != <int> x:
-            return False
-        category = <int> x
-        return (trees.bitset[node * 8 + category // 32] >> (category % 32)) & 1
-    return x <= trees.threshold[node]
 
 
 cdef void _add_leaf(
@@ -181,7 +160,7 @@ cdef void _walk_tree(
             frame.a = scratch.a[p]
             frame.b = scratch.b[p]
             frame.first = scratch.count[p] == 0
-            frame.went_left = _goes_left(trees, node, x[trees.feature[node]])
+            frame.went_left = goes_left(&trees.routing, node, x[trees.feature[node]])
             if frame.first:
                 scratch.path[n_distinct] = p
                 n_distinct += 1
@@ -303,13 +282,14 @@ def path_dependent_interactions(
     trees.player = &player[0]
     trees.left = &left[0]
     trees.right = &right[0]
-    trees.threshold = &threshold[0]
+    trees.routing.threshold = &threshold[0]
+    trees.routing.missing_left = &missing_left[0]
+    trees.routing.is_categorical = &is_categorical[0]
+    trees.routing.bitset = &bitset[0, 0]
+    trees.routing.zero_as_missing = ZERO_AS_MISSING
     trees.cover_ratio = &cover_ratio[0]
     trees.value = &value[0, 0]
     trees.value_stride = value.shape[1]
-    trees.missing_left = &missing_left[0]
-    trees.is_categorical = &is_categorical[0]
-    trees.bitset = &bitset[0, 0]
     if n_samples == 0:
         return
     with nogil, parallel(num_threads=n_threads):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import beta as beta_function
 
+from .._limits import MAX_SCRATCH_BYTES_PER_THREAD
 from . import _interventional_core
 
 # Bytes of tables and masks held at once: kept from fit to explain when the
@@ -23,9 +24,15 @@ from . import _interventional_core
 _TABLE_BUDGET_BYTES = 2**28
 
 # Leaves with at most this many distinct players on their path keep tables
-# over all 2**D subsets (3 * 2**D doubles, built in O(2**D D**2)); deeper
+# of their D gains for each of the 2**D masks a row may have (D * 2**D
+# doubles, built in O(2**D D**2)); deeper
 # paths keep the background's failure masks and count them for each row.
 _MAX_TABLE_BITS = 14
+
+# Rows walked together: a leaf's table serves the whole block while it is in
+# cache. Fewer when one thread's scratch would exceed
+# MAX_SCRATCH_BYTES_PER_THREAD (very deep trees).
+_BLOCK_ROWS = 512
 
 
 @dataclass(frozen=True)
@@ -76,7 +83,8 @@ class Background:
         self._ensemble = ensemble
         self._node_player = node_player
         self._n_players = n_players
-        self._background = background
+        # The kernels read features by column: one row of each per block.
+        self._background = np.ascontiguousarray(background.T)
         n_nodes = len(ensemble.feature)
         self._roots = np.append(ensemble.roots, n_nodes).astype(np.intp)
         self._bit = np.empty(n_nodes, dtype=np.intp)
@@ -92,7 +100,9 @@ class Background:
         self._words = max(1, -(-self._max_bits // 64))
         sizes = np.arange(self._max_bits + 2, dtype=float)
         with np.errstate(divide="ignore"):  # B(0, b) is never read
-            self._beta = beta_function(sizes[:, None], sizes[None, :])
+            beta = beta_function(sizes[:, None], sizes[None, :])
+        # Exactly symmetric, as B is: every kernel reads one of B(a, b), B(b, a).
+        self._beta = np.triu(beta) + np.triu(beta, 1).T
         self._plan = self._planned(_MAX_TABLE_BITS)
         self._kept = None
         if len(self._plan.batches) == 1:
@@ -101,23 +111,14 @@ class Background:
     @property
     def n_background(self) -> int:
         """The number of background rows."""
-        return len(self._background)
+        return self._background.shape[1]
 
     def shapley(self, X: np.ndarray, values: np.ndarray, n_threads: int) -> None:
         """Add the interventional Shapley values of the rows ``X`` to ``values``.
 
         ``values`` has shape (n_samples, n_outputs, n_players) and is zero.
         """
-        plan, paths = self._plan, self._paths()
-        out_of_memory = np.zeros(1, dtype=np.intc)
-        for batch in self._batches(plan, n_threads):
-            paths.shapley(
-                X, *batch.trees, plan.offset, plan.tabulated, batch.tables,
-                batch.masks, batch.table_base, batch.mask_base,
-                self.n_background, values, n_threads, out_of_memory,
-            )  # fmt: skip
-            _check_memory(out_of_memory)
-        values /= self.n_background
+        self._explain(self._plan, X, values, n_threads)
 
     def interactions(self, X: np.ndarray, out: np.ndarray, n_threads: int) -> None:
         """Add the rows' interaction matrices, in shap's convention, to ``out``.
@@ -126,39 +127,69 @@ class Background:
         is zero. Every leaf's pairs are summed over its background rows'
         failure masks.
         """
-        plan, paths = self._planned(-1), self._paths()
+        self._explain(self._planned(-1), X, out, n_threads)
+
+    def _explain(self, plan: _Plan, X: np.ndarray, out: np.ndarray, n_threads: int):
+        """Add the rows' values (or, for 4-d ``out``, interactions) to ``out``."""
+        paths = self._paths()
+        XT = np.ascontiguousarray(X.T)
+        # Enough blocks for the threads, as large as the scratch allows.
+        block = min(_BLOCK_ROWS, max(1, -(-len(X) // n_threads)))
+        block = self._fitting_block(paths, block)
         out_of_memory = np.zeros(1, dtype=np.intc)
         for batch in self._batches(plan, n_threads):
-            paths.interactions(
-                X, *batch.trees, plan.offset, plan.tabulated, batch.masks,
-                batch.mask_base, self.n_background, out, n_threads, out_of_memory,
+            paths.explain(
+                XT, *batch.trees, plan.offset, plan.tabulated, batch.tables,
+                batch.masks, batch.table_base, batch.mask_base,
+                self.n_background, out, out.ndim == 4, block, n_threads,
+                out_of_memory,
             )  # fmt: skip
             _check_memory(out_of_memory)
         out /= self.n_background
+
+    @staticmethod
+    def _fitting_block(paths, block: int) -> int:
+        """``block`` rows, or fewer so that a thread's scratch fits its limit."""
+        per_row = paths.scratch_bytes(2) - paths.scratch_bytes(1)
+        fitting = (MAX_SCRATCH_BYTES_PER_THREAD - paths.scratch_bytes(0)) // per_row
+        return int(max(1, min(block, fitting)))
 
     def _batches(self, plan: _Plan, n_threads: int):
         """The plan's batches, built (one at a time) unless kept from fit."""
         if plan is self._plan and self._kept is not None:
             yield self._kept
             return
+        # One buffer of each kind for all batches: fresh memory would cost
+        # the system's zeroing of its pages at each batch.
+        tables = np.empty(max(b[3] - b[2] for b in plan.batches))
+        masks = np.empty(max(b[5] - b[4] for b in plan.batches), dtype=np.uint64)
         for batch in plan.batches:
-            yield self._built(plan, batch, n_threads)
+            yield self._built(plan, batch, n_threads, tables, masks)
 
-    def _built(self, plan: _Plan, batch: tuple, n_threads: int) -> _Batch:
-        """One batch of trees, its leaves' tables and masks filled."""
+    def _built(
+        self, plan: _Plan, batch: tuple, n_threads: int, tables=None, masks=None
+    ) -> _Batch:
+        """One batch of trees, its leaves' tables and masks filled.
+
+        In ``tables`` and ``masks`` if given (large enough), else in new arrays.
+        """
         first_tree, end_tree, first_table, end_table, first_mask, end_mask = batch
+        if tables is None:
+            tables = np.empty(end_table - first_table)
+            masks = np.empty(end_mask - first_mask, dtype=np.uint64)
         built = _Batch(
             (first_tree, end_tree),
             first_table,
             first_mask,
-            np.zeros(end_table - first_table),
-            np.empty(end_mask - first_mask, dtype=np.uint64),
+            tables[: end_table - first_table],
+            masks[: end_mask - first_mask],
         )
         out_of_memory = np.zeros(1, dtype=np.intc)
-        self._paths().build(
+        paths = self._paths()
+        paths.build(
             first_tree, end_tree, self._background, plan.offset, plan.tabulated,
             built.tables, built.masks, first_table, first_mask, plan.table_bits,
-            n_threads, out_of_memory,
+            self._fitting_block(paths, _BLOCK_ROWS), n_threads, out_of_memory,
         )  # fmt: skip
         _check_memory(out_of_memory)
         return built
@@ -167,7 +198,8 @@ class Background:
         """Tables for the leaves with at most ``table_bits`` players, in batches."""
         n_bits = self._bit[self._leaves]
         tabulated = n_bits <= table_bits
-        table_size = np.where(tabulated, 3 << np.where(tabulated, n_bits, 0), 0)
+        shift = np.where(tabulated, n_bits, 0)
+        table_size = np.where(tabulated, np.maximum(shift, 1) << shift, 0)
         mask_size = np.where(tabulated, 0, self.n_background * self._words)
         table_end = np.cumsum(table_size)
         mask_end = np.cumsum(mask_size)

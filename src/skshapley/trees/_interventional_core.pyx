@@ -27,8 +27,10 @@ Both paths compute the sums above from the same exact integer counts in the
 same order, so their values are bit-identical. Values are summed over the
 background, not averaged: the caller divides by its size once.
 
-Rows are routed by the models' own rule (``_routing.pxd``); one depth-first
-walk per row and tree gives every leaf's mask.
+Rows are routed by the models' own rule (``_routing.pxd``). A depth-first
+walk of a tree carries the masks of a block of rows (or background rows)
+down every path at once, in loops over the block; at each leaf, the leaf's
+table (or masks) serves the whole block while it is in cache.
 """
 
 from cython.parallel cimport parallel, prange
@@ -50,7 +52,16 @@ cdef extern from *:
         unsigned long i; _BitScanForward64(&i, x); return (int) i;
     }
     #else
-    static inline int sks_popcount(unsigned long long x) { return __builtin_popcountll(x); }
+    static inline int sks_popcount(unsigned long long x) {
+    #if defined(__POPCNT__)
+        return __builtin_popcountll(x);
+    #else  /* without the instruction, GCC calls a library function: slower */
+        x -= (x >> 1) & 0x5555555555555555ULL;
+        x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+        x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+        return (int) ((x * 0x0101010101010101ULL) >> 56);
+    #endif
+    }
     static inline int sks_lowest_bit(unsigned long long x) { return __builtin_ctzll(x); }
     #endif
     """
@@ -78,7 +89,7 @@ cdef struct _Paths:
     const double *beta              # B(a, b) at beta[a * beta_stride + b]
     Py_ssize_t beta_stride
     Py_ssize_t words                # 64-bit words of a mask
-    Py_ssize_t levels               # stack entries of a walk: max depth + 2
+    Py_ssize_t levels               # levels of a walk: max depth + 1
     Py_ssize_t max_bits             # the largest D of any leaf
 
 
@@ -86,127 +97,185 @@ cdef struct _Store:
     # Where each leaf's background lives (one batch of trees).
     const Py_ssize_t *offset        # per leaf: into tables or masks
     const unsigned char *tabulated  # per leaf: 1 tables, 0 masks
-    double *tables                  # Neg, Pos, P2 over 2**D subsets per leaf
+    double *tables                  # per leaf: D gains for each of 2**D masks
     uint64_t *masks                 # (n_background, words) per leaf
     Py_ssize_t table_base           # offsets of the batch's first leaf
     Py_ssize_t mask_base
     Py_ssize_t n_background
 
 
-cdef struct _Stack:
-    # A depth-first walk of one tree for one row: pending nodes and their masks.
-    Py_ssize_t *nodes               # (levels,)
-    uint64_t *masks                 # (levels, words)
-    Py_ssize_t top
+# What a walk does at the leaves.
+cdef enum _Task:
+    _COUNT          # background rows: count, or keep, their failure masks
+    _SHAPLEY        # rows: add their values
+    _INTERACTIONS   # rows: add their interaction matrices
 
 
-cdef inline void _start(_Stack *stack, Py_ssize_t root, Py_ssize_t words, bint failure) noexcept nogil:
-    """Begin a walk at ``root``: no failure yet, or every player a success."""
-    stack.nodes[0] = root
-    memset(stack.masks, 0xFF if not failure else 0, words * sizeof(uint64_t))
-    stack.top = 1
+cdef struct _Walk:
+    # One walk of one tree for a block of rows; buffers belong to the thread.
+    const double *X                 # features by column: X[f * stride + row]
+    Py_ssize_t stride
+    Py_ssize_t first                # the block's first row
+    Py_ssize_t n                    # rows in the block
+    _Task task
+    double *out                     # the values of all rows
+    uint64_t *masks                 # (levels, words, n)
+    Py_ssize_t *nodes               # (levels,): the split being walked
+    double *gain                    # scratch (max_bits + 1,)
+    double *R                       # scratch of _mask_gains and _pair_terms
+    uint64_t *row_mask              # scratch (words,)
+    unsigned char *went_left        # (levels, n)
+    unsigned char *side             # (levels,): the child being walked
 
 
-cdef inline Py_ssize_t _next_leaf(
-    const _Paths *paths, _Stack *stack, const double *x, bint failure
+cdef Py_ssize_t _layout(
+    _Walk *walk, char *state, const _Paths *paths, Py_ssize_t block
 ) noexcept nogil:
-    """The walk's next leaf (-1 when done); its mask is at ``stack.top``.
+    """Point ``walk``'s buffers into one thread's ``state``; return its bytes.
 
-    At each split, the child the row does not take gets the split's bit: set
-    in a failure mask, cleared in a success mask.
+    The one place the scratch layout is written: sized with ``state`` NULL
+    before anything is allocated. Parts are rounded to 8 bytes.
     """
-    cdef Py_ssize_t node, b, words = paths.words
-    cdef uint64_t *here
-    cdef uint64_t *other
-    cdef uint64_t one
-    while stack.top > 0:
-        stack.top -= 1
-        node = stack.nodes[stack.top]
-        if paths.left[node] < 0:
-            return node
-        # Slot top: the right child; slot top + 1, walked first: the left one.
-        here = stack.masks + stack.top * words
-        memcpy(here + words, here, words * sizeof(uint64_t))
-        other = here
-        if not goes_left(&paths.routing, node, x[paths.feature[node]]):
-            other = here + words
-        b = paths.bit[node]
-        one = (<uint64_t> 1) << (b & 63)
-        if failure:
-            other[b >> 6] |= one
-        else:
-            other[b >> 6] &= ~one
-        stack.nodes[stack.top] = paths.right[node]
-        stack.nodes[stack.top + 1] = paths.left[node]
-        stack.top += 2
-    return -1
+    cdef Py_ssize_t used = 0, D = paths.max_bits, levels = paths.levels
+    walk.masks = <uint64_t *> (state + used)
+    used += levels * paths.words * block * 8
+    walk.nodes = <Py_ssize_t *> (state + used)
+    used += levels * 8
+    walk.gain = <double *> (state + used)
+    used += (D + 1) * 8
+    # _mask_gains needs (D + 2)(D + 1) doubles, _pair_terms D * D + 2 D.
+    walk.R = <double *> (state + used)
+    used += ((D + 2) * (D + 1) + D * D) * 8
+    walk.row_mask = <uint64_t *> (state + used)
+    used += paths.words * 8
+    walk.went_left = <unsigned char *> (state + used)
+    used += (levels * block + 7) // 8 * 8
+    walk.side = <unsigned char *> (state + used)
+    used += (levels + 7) // 8 * 8
+    return used
+
+
+cdef inline void _route(const _Paths *paths, _Walk *walk, Py_ssize_t depth) noexcept nogil:
+    """Which rows of the block go left at the level's split."""
+    cdef Py_ssize_t node = walk.nodes[depth], n = walk.n, r
+    cdef const double *x = walk.X + paths.feature[node] * walk.stride + walk.first
+    cdef unsigned char *went_left = walk.went_left + depth * n
+    for r in range(n):
+        went_left[r] = goes_left(&paths.routing, node, x[r])
+
+
+cdef inline void _enter(
+    const _Paths *paths, _Walk *walk, Py_ssize_t depth, unsigned char side
+) noexcept nogil:
+    """The masks of level ``depth + 1``, for the child on ``side`` (0 left).
+
+    The rows that do not take that child get the split's bit: set in a
+    failure mask, cleared in a success mask.
+    """
+    cdef Py_ssize_t node = walk.nodes[depth], n = walk.n, words = paths.words, r
+    cdef Py_ssize_t b = paths.bit[node]
+    cdef uint64_t *child = walk.masks + (depth + 1) * words * n
+    cdef uint64_t *word = child + (b >> 6) * n
+    cdef const unsigned char *went_left = walk.went_left + depth * n
+    cdef uint64_t one = (<uint64_t> 1) << (b & 63)
+    memcpy(child, child - words * n, words * n * sizeof(uint64_t))
+    walk.side[depth] = side
+    # A row leaves the child's path if it goes to the other side.
+    if walk.task == _COUNT:
+        for r in range(n):
+            word[r] |= one & ((<uint64_t> 0) - <uint64_t> (went_left[r] == side))
+    else:
+        for r in range(n):
+            word[r] &= ~(one & ((<uint64_t> 0) - <uint64_t> (went_left[r] == side)))
+
+
+cdef void _walk_tree(
+    const _Paths *paths, const _Store *store, _Walk *walk, Py_ssize_t tree
+) noexcept nogil:
+    """Carry the block's masks down every path of ``tree``; serve each leaf.
+
+    Depth first, with an explicit stack of levels (no recursion).
+    """
+    cdef Py_ssize_t depth = 0, node = paths.roots[tree], words = paths.words
+    memset(
+        walk.masks, 0 if walk.task == _COUNT else 0xFF,
+        words * walk.n * sizeof(uint64_t),
+    )
+    while True:
+        while paths.left[node] >= 0:
+            walk.nodes[depth] = node
+            _route(paths, walk, depth)
+            _enter(paths, walk, depth, 0)
+            node = paths.left[node]
+            depth += 1
+        _serve_leaf(paths, store, walk, tree, node, walk.masks + depth * words * walk.n)
+        while True:
+            if depth == 0:
+                return
+            depth -= 1
+            if walk.side[depth] == 0:
+                break
+        _enter(paths, walk, depth, 1)
+        node = paths.right[walk.nodes[depth]]
+        depth += 1
 
 
 cdef inline double _ranked_sum(
-    const _Paths *paths, const double *R, Py_ssize_t stride, Py_ssize_t first,
-    Py_ssize_t n, Py_ssize_t shift, Py_ssize_t b,
+    const _Paths *paths, const double *R, Py_ssize_t first, Py_ssize_t n,
+    Py_ssize_t shift, Py_ssize_t b,
 ) noexcept nogil:
-    """``sum_{k=first}^{n} R[k * stride] B(k + shift, b)``; 0 when ``b < 1``."""
+    """``sum_{k=first}^{n} R[k] B(k + shift, b)``; 0 when ``b < 1``."""
     cdef Py_ssize_t k
     cdef double total = 0.0
+    # B is symmetric: B(b, .) is a contiguous row of the table.
+    cdef const double *weight = paths.beta + b * paths.beta_stride + shift
     if b < 1:
         return 0.0
     for k in range(first, n + 1):
-        total += R[k * stride] * paths.beta[(k + shift) * paths.beta_stride + b]
+        total += R[k] * weight[k]
     return total
 
 
 cdef void _tabulate(const _Paths *paths, double *table, Py_ssize_t D, double *R) noexcept nogil:
-    """Turn a leaf's counts ``cnt(c)`` (``table[c]``) into Neg, Pos and P2.
+    """Turn a leaf's counts ``cnt(c)`` (``table[c]``) into its gains.
 
-    ``R`` is scratch of (D + 1) * 2**D doubles: the ranked zeta transform
-    ``R[k * size + U]``, exact integers.
+    The gains of the rows with success mask ``U`` are ``table[U * D + j]``
+    for the path's players j: ``-Neg(U)`` for j outside U, ``Pos(U) -
+    P2(U \\ {j})`` inside. ``R`` is scratch of 2**D (D + 2) doubles: the
+    ranked zeta transform ``R[U * (D + 1) + k]`` (exact integers), then P2.
     """
-    cdef Py_ssize_t size = (<Py_ssize_t> 1) << D, i, U, k, n, one
-    memset(R, 0, (D + 1) * size * sizeof(double))
+    cdef Py_ssize_t size = (<Py_ssize_t> 1) << D, width = D + 1, i, U, k, n, b
+    cdef Py_ssize_t one
+    cdef double *row
+    cdef const double *below
+    cdef double *without = R + width * size
+    cdef double *gain
+    cdef double negative, positive
+    memset(R, 0, width * size * sizeof(double))
     for U in range(size):
-        R[sks_popcount(U) * size + U] = table[U]
+        R[U * width + sks_popcount(U)] = table[U]
     for i in range(D):
         one = (<Py_ssize_t> 1) << i
         for U in range(size):
             if U & one:
-                n = sks_popcount(U)
-                for k in range(n):
-                    R[k * size + U] += R[k * size + (U ^ one)]
+                row = R + U * width
+                below = R + (U ^ one) * width
+                for k in range(sks_popcount(U)):
+                    row[k] += below[k]
     for U in range(size):
         n = sks_popcount(U)
-        table[U] = _ranked_sum(paths, R + U, size, 0, n, 1, D - n)
-        table[size + U] = _ranked_sum(paths, R + U, size, 1, n, 0, D - n + 1)
-        table[2 * size + U] = _ranked_sum(paths, R + U, size, 1, n, 0, D - n)
-
-
-cdef void _build_tree(
-    const _Paths *paths, const _Store *store, Py_ssize_t tree, const double *Z,
-    Py_ssize_t n_features, _Stack *stack, double *R,
-) noexcept nogil:
-    """Route the background through ``tree``; fill its leaves' tables or masks."""
-    cdef Py_ssize_t z, leaf, node, words = paths.words
-    cdef uint64_t *c
-    for z in range(store.n_background):
-        _start(stack, paths.roots[tree], words, True)
-        while True:
-            leaf = _next_leaf(paths, stack, Z + z * n_features, True)
-            if leaf < 0:
-                break
-            c = stack.masks + stack.top * words
-            if store.tabulated[leaf]:
-                store.tables[store.offset[leaf] - store.table_base + c[0]] += 1.0
+        without[U] = _ranked_sum(paths, R + U * width, 1, n, 0, D - n)
+    for U in range(size):
+        n = sks_popcount(U)
+        row = R + U * width
+        negative = _ranked_sum(paths, row, 0, n, 1, D - n)
+        positive = _ranked_sum(paths, row, 1, n, 0, D - n + 1)
+        gain = table + U * D
+        for b in range(D):
+            if (U >> b) & 1:
+                gain[b] = positive - without[U ^ ((<Py_ssize_t> 1) << b)]
             else:
-                memcpy(
-                    store.masks + store.offset[leaf] - store.mask_base + z * words,
-                    c, words * sizeof(uint64_t),
-                )
-    for node in range(paths.roots[tree], paths.roots[tree + 1]):
-        if paths.left[node] < 0 and store.tabulated[node]:
-            _tabulate(
-                paths, store.tables + store.offset[node] - store.table_base,
-                paths.bit[node], R,
-            )
+                gain[b] = -negative
 
 
 cdef inline Py_ssize_t _count_bits(const uint64_t *mask, Py_ssize_t D) noexcept nogil:
@@ -231,27 +300,15 @@ cdef inline bint _has(const uint64_t *mask, Py_ssize_t b) noexcept nogil:
     return (mask[b >> 6] >> (b & 63)) & 1
 
 
-cdef void _table_gains(
-    const _Paths *paths, const double *table, Py_ssize_t D, uint64_t A, double *gain
-) noexcept nogil:
-    """Each player's value per unit of leaf value, from the leaf's tables."""
-    cdef Py_ssize_t size = (<Py_ssize_t> 1) << D, b
-    cdef uint64_t low = A & ((<uint64_t> size) - 1)
-    for b in range(D):
-        if (low >> b) & 1:
-            gain[b] = table[size + low] - table[2 * size + (low ^ ((<uint64_t> 1) << b))]
-        else:
-            gain[b] = -table[low]
-
-
 cdef void _mask_gains(
     const _Paths *paths, const uint64_t *masks, Py_ssize_t n_background,
     Py_ssize_t D, const uint64_t *A, double *gain, double *R,
 ) noexcept nogil:
-    """As :func:`_table_gains`, counting the background's failure masks.
+    """A leaf's gains for one row (see :func:`_tabulate`), from its masks.
 
     ``R`` is scratch of (D + 2) * (D + 1) doubles: ``R(A, k)``, then per
-    player j the counts of masks with j, then ``R(A \\ {j}, k)``.
+    player j the counts of masks holding j, then ``R(A \\ {j}, k)``. The
+    sums are those of the tables, from the same exact counts.
     """
     cdef Py_ssize_t words = paths.words, z, w, k, b, n
     cdef Py_ssize_t width = D + 1
@@ -275,52 +332,114 @@ cdef void _mask_gains(
                 with_player[(w * 64 + sks_lowest_bit(bits)) * width + k] += 1.0
                 bits &= bits - 1
     n = _count_bits(A, D)
-    negative = _ranked_sum(paths, R, 1, 0, n, 1, D - n)
-    positive = _ranked_sum(paths, R, 1, 1, n, 0, D - n + 1)
+    negative = _ranked_sum(paths, R, 0, n, 1, D - n)
+    positive = _ranked_sum(paths, R, 1, n, 0, D - n + 1)
     for b in range(D):
         if _has(A, b):
             for k in range(n):
                 without[k] = R[k] - with_player[b * width + k]
-            gain[b] = positive - _ranked_sum(paths, without, 1, 1, n - 1, 0, D - n + 1)
+            gain[b] = positive - _ranked_sum(paths, without, 1, n - 1, 0, D - n + 1)
         else:
             gain[b] = -negative
 
 
-cdef void _explain_row(
-    const _Paths *paths, const _Store *store, Py_ssize_t tree_begin,
-    Py_ssize_t tree_end, const double *x, double *phi, _Stack *stack,
-    double *gain, double *R,
+cdef inline void _add_gains(
+    const _Paths *paths, Py_ssize_t tree, Py_ssize_t leaf, const double *gain,
+    double *phi,
 ) noexcept nogil:
-    """Add one row's values (times the background size) over the trees to ``phi``."""
-    cdef Py_ssize_t tree, leaf, D, b, o, player, words = paths.words
-    cdef Py_ssize_t n_players = paths.n_players
-    cdef const uint64_t *A
-    cdef const double *value
-    cdef double *row
-    for tree in range(tree_begin, tree_end):
-        row = phi + paths.tree_output[tree] * n_players
-        _start(stack, paths.roots[tree], words, False)
-        while True:
-            leaf = _next_leaf(paths, stack, x, False)
-            if leaf < 0:
-                break
-            D = paths.bit[leaf]
-            A = stack.masks + stack.top * words
-            if store.tabulated[leaf]:
-                _table_gains(
-                    paths, store.tables + store.offset[leaf] - store.table_base,
-                    D, A[0], gain,
-                )
-            else:
-                _mask_gains(
-                    paths, store.masks + store.offset[leaf] - store.mask_base,
-                    store.n_background, D, A, gain, R,
-                )
-            value = paths.value + leaf * paths.value_stride
-            for b in range(D):
-                player = paths.players[paths.players_start[leaf] + b]
-                for o in range(paths.tree_width[tree]):
-                    row[o * n_players + player] += value[o] * gain[b]
+    """Add a leaf's gains times its values to one row's ``phi``."""
+    cdef Py_ssize_t b, o, D = paths.bit[leaf], n_players = paths.n_players
+    cdef const Py_ssize_t *players = paths.players + paths.players_start[leaf]
+    cdef const double *value = paths.value + leaf * paths.value_stride
+    cdef double v
+    phi += paths.tree_output[tree] * n_players
+    for o in range(paths.tree_width[tree]):
+        v = value[o]
+        for b in range(D):
+            phi[o * n_players + players[b]] += v * gain[b]
+
+
+cdef inline void _add_pairs(
+    const _Paths *paths, Py_ssize_t tree, Py_ssize_t leaf, const double *gain,
+    const double *pair, double *out,
+) noexcept nogil:
+    """Add a leaf's pairs times its values to one row's matrices, shap's way.
+
+    ``out`` is (n_outputs, n_players, n_players): half the index off the
+    diagonal, the main effect (value minus the halves) on it.
+    """
+    cdef Py_ssize_t j, k, o, pj, pk, D = paths.bit[leaf], n_players = paths.n_players
+    cdef const Py_ssize_t *players = paths.players + paths.players_start[leaf]
+    cdef const double *value = paths.value + leaf * paths.value_stride
+    cdef double *block
+    cdef double half, v
+    for o in range(paths.tree_width[tree]):
+        v = value[o]
+        block = out + (paths.tree_output[tree] + o) * n_players * n_players
+        for j in range(D):
+            pj = players[j]
+            block[pj * n_players + pj] += v * gain[j]
+            for k in range(j + 1, D):
+                pk = players[k]
+                half = 0.5 * v * pair[j * D + k]
+                block[pj * n_players + pk] += half
+                block[pk * n_players + pj] += half
+                block[pj * n_players + pj] -= half
+                block[pk * n_players + pk] -= half
+
+
+cdef void _serve_leaf(
+    const _Paths *paths, const _Store *store, _Walk *walk, Py_ssize_t tree,
+    Py_ssize_t leaf, const uint64_t *masks,
+) noexcept nogil:
+    """Count the block's failure masks at ``leaf``, or add its rows' values.
+
+    ``masks`` is (words, n): the block's masks at the leaf.
+    """
+    cdef Py_ssize_t D = paths.bit[leaf], n = walk.n, words = paths.words, r, w
+    cdef Py_ssize_t row_size = paths.n_outputs * paths.n_players
+    cdef double *table = NULL
+    cdef uint64_t *kept = NULL
+    cdef uint64_t low = ((<uint64_t> 1) << D) - 1
+    cdef double *phi
+    if store.tabulated[leaf]:
+        table = store.tables + store.offset[leaf] - store.table_base
+    else:
+        kept = store.masks + store.offset[leaf] - store.mask_base
+    if walk.task == _COUNT:
+        if table != NULL:
+            for r in range(n):
+                table[masks[r]] += 1.0
+        else:
+            kept += walk.first * words
+            for r in range(n):
+                for w in range(words):
+                    kept[r * words + w] = masks[w * n + r]
+        return
+    if D == 0:
+        return
+    if walk.task == _INTERACTIONS:
+        row_size *= paths.n_players
+    phi = walk.out + walk.first * row_size
+    if table != NULL:  # (interactions keep masks at every leaf)
+        for r in range(n):
+            _add_gains(paths, tree, leaf, table + (masks[r] & low) * D, phi)
+            phi += row_size
+        return
+    for r in range(n):
+        for w in range(words):
+            walk.row_mask[w] = masks[w * n + r]
+        if walk.task == _SHAPLEY:
+            _mask_gains(
+                paths, kept, store.n_background, D, walk.row_mask, walk.gain, walk.R
+            )
+            _add_gains(paths, tree, leaf, walk.gain, phi)
+        else:
+            _pair_terms(
+                paths, kept, store.n_background, D, walk.row_mask, walk.gain, walk.R
+            )
+            _add_pairs(paths, tree, leaf, walk.gain, walk.R, phi)
+        phi += row_size
 
 
 cdef void _pair_terms(
@@ -381,48 +500,58 @@ cdef void _pair_terms(
                 pair[j * D + k] = -with_player[j]
 
 
-cdef void _interactions_row(
-    const _Paths *paths, const _Store *store, Py_ssize_t tree_begin,
-    Py_ssize_t tree_end, const double *x, double *out, _Stack *stack,
-    double *gain, double *pair,
-) noexcept nogil:
-    """Add one row's interaction matrices (times the background size) to ``out``.
 
-    ``out`` is (n_outputs, n_players, n_players), in shap's convention:
-    half the index off the diagonal, the main effect on it.
+cdef void _count_tree(
+    const _Paths *paths, const _Store *store, char *state, Py_ssize_t block_rows,
+    const double *ZT, Py_ssize_t tree, double *R,
+) noexcept nogil:
+    """Count the background's failure masks at ``tree``'s leaves; tabulate them.
+
+    ``ZT`` is the background by column, ``state`` the thread's scratch for
+    blocks of ``block_rows`` rows and ``R`` the ranked zeta transform's.
     """
-    cdef Py_ssize_t tree, leaf, D, j, k, o, pj, pk, words = paths.words
-    cdef Py_ssize_t n_players = paths.n_players
-    cdef const uint64_t *A
-    cdef const double *value
-    cdef double *block
-    cdef double half, v
-    for tree in range(tree_begin, tree_end):
-        _start(stack, paths.roots[tree], words, False)
-        while True:
-            leaf = _next_leaf(paths, stack, x, False)
-            if leaf < 0:
-                break
-            D = paths.bit[leaf]
-            A = stack.masks + stack.top * words
-            _pair_terms(
-                paths, store.masks + store.offset[leaf] - store.mask_base,
-                store.n_background, D, A, gain, pair,
+    cdef _Walk walk
+    cdef Py_ssize_t node, n_background = store.n_background
+    _layout(&walk, state, paths, block_rows)
+    for node in range(paths.roots[tree], paths.roots[tree + 1]):
+        if paths.left[node] < 0 and store.tabulated[node]:
+            memset(
+                store.tables + store.offset[node] - store.table_base, 0,
+                sizeof(double) << paths.bit[node],
             )
-            value = paths.value + leaf * paths.value_stride
-            for o in range(paths.tree_width[tree]):
-                v = value[o]
-                block = out + (paths.tree_output[tree] + o) * n_players * n_players
-                for j in range(D):
-                    pj = paths.players[paths.players_start[leaf] + j]
-                    block[pj * n_players + pj] += v * gain[j]
-                    for k in range(j + 1, D):
-                        pk = paths.players[paths.players_start[leaf] + k]
-                        half = 0.5 * v * pair[j * D + k]
-                        block[pj * n_players + pk] += half
-                        block[pk * n_players + pj] += half
-                        block[pj * n_players + pj] -= half
-                        block[pk * n_players + pk] -= half
+    walk.X = ZT
+    walk.stride = n_background
+    walk.task = _COUNT
+    walk.first = 0
+    while walk.first < n_background:
+        walk.n = min(block_rows, n_background - walk.first)
+        _walk_tree(paths, store, &walk, tree)
+        walk.first += block_rows
+    for node in range(paths.roots[tree], paths.roots[tree + 1]):
+        if paths.left[node] < 0 and store.tabulated[node]:
+            _tabulate(
+                paths, store.tables + store.offset[node] - store.table_base,
+                paths.bit[node], R,
+            )
+
+
+cdef void _explain_block(
+    const _Paths *paths, const _Store *store, char *state, Py_ssize_t block_rows,
+    const double *XT, Py_ssize_t n_samples, Py_ssize_t first, _Task task,
+    double *out, Py_ssize_t tree_begin, Py_ssize_t tree_end,
+) noexcept nogil:
+    """Add the values of the block of rows from ``first`` over the trees to ``out``."""
+    cdef _Walk walk
+    cdef Py_ssize_t tree
+    _layout(&walk, state, paths, block_rows)
+    walk.X = XT
+    walk.stride = n_samples
+    walk.task = task
+    walk.out = out
+    walk.first = first
+    walk.n = min(block_rows, n_samples - first)
+    for tree in range(tree_begin, tree_end):
+        _walk_tree(paths, store, &walk, tree)
 
 
 cdef class Paths:
@@ -432,13 +561,15 @@ cdef class Paths:
     ----------
     ensemble : TreeEnsemble
         The parsed model.
+    roots : ndarray of intp
+        The trees' roots, then the number of nodes.
     bit, players_start, players : ndarray of intp
         From :func:`path_bits` (per node) and each leaf's players by bit.
     beta : ndarray of shape (max_bits + 2, max_bits + 2)
         ``B(a, b)`` for ``1 <= a, b <= max_bits + 1``.
-    n_players, words, max_depth : int
-        The players; the 64-bit words of a mask (``max_bits`` bits); the
-        depth of the deepest tree.
+    n_players, words, max_depth, max_bits : int
+        The players; the 64-bit words of a mask; the depth of the deepest
+        tree; the most distinct players on a path.
     """
 
     cdef const Py_ssize_t[::1] feature, left, right, roots, tree_output, tree_width
@@ -486,162 +617,114 @@ cdef class Paths:
         self.paths.n_players = n_players
         self.paths.bit = &self.bit[0]
         self.paths.players_start = &self.players_start[0]
-        self.paths.players = &self.players[0] if self.players.shape[0] else NULL
+        self.paths.players = &self.players[0]
         self.paths.beta = &self.beta[0, 0]
         self.paths.beta_stride = self.beta.shape[1]
         self.paths.words = words
-        self.paths.levels = max_depth + 2
+        self.paths.levels = max_depth + 1
         self.paths.max_bits = max_bits
 
-    cdef _Store _store(
-        self, const Py_ssize_t[::1] offset, const unsigned char[::1] tabulated,
-        double[::1] tables, uint64_t[::1] masks, Py_ssize_t table_base,
-        Py_ssize_t mask_base, Py_ssize_t n_background,
-    ):
-        cdef _Store store
-        store.offset = &offset[0]
-        store.tabulated = &tabulated[0]
-        store.tables = &tables[0] if tables.shape[0] else NULL
-        store.masks = &masks[0] if masks.shape[0] else NULL
-        store.table_base = table_base
-        store.mask_base = mask_base
-        store.n_background = n_background
-        return store
+    def scratch_bytes(self, Py_ssize_t block_rows):
+        """Bytes of scratch one thread allocates for blocks of ``block_rows``."""
+        cdef _Walk walk
+        return _layout(&walk, NULL, &self.paths, block_rows)
 
     def build(
-        self, Py_ssize_t tree_begin, Py_ssize_t tree_end, const double[:, ::1] Z,
+        self, Py_ssize_t tree_begin, Py_ssize_t tree_end, const double[:, ::1] ZT,
         const Py_ssize_t[::1] offset, const unsigned char[::1] tabulated,
         double[::1] tables, uint64_t[::1] masks, Py_ssize_t table_base,
-        Py_ssize_t mask_base, Py_ssize_t table_bits, int n_threads,
-        int[::1] out_of_memory,
+        Py_ssize_t mask_base, Py_ssize_t table_bits, Py_ssize_t block_rows,
+        int n_threads, int[::1] out_of_memory,
     ):
-        """Fill the trees' leaves' tables (zeroed by the caller) or masks.
+        """Fill the trees' leaves' tables or masks.
 
-        ``Z`` is the validated background; ``table_bits`` the largest D of a
-        tabulated leaf. One thread per tree: the values do not depend on
-        the threads.
+        ``ZT`` is the validated background, transposed (n_features,
+        n_background); ``table_bits`` the largest D of a tabulated leaf.
+        One thread per tree: the values do not depend on the threads.
         """
-        cdef _Store store = self._store(
-            offset, tabulated, tables, masks, table_base, mask_base, Z.shape[0]
+        cdef _Store store = _store(
+            offset, tabulated, tables, masks, table_base, mask_base, ZT.shape[1]
         )
         cdef const _Paths *paths = &self.paths
-        cdef _Stack stack
-        cdef Py_ssize_t *nodes = NULL
-        cdef uint64_t *stack_masks = NULL
+        cdef _Walk walk
+        cdef char *state = NULL
         cdef double *R = NULL
-        cdef Py_ssize_t tree, n_features = Z.shape[1]
-        cdef Py_ssize_t zeta = (table_bits + 1) << table_bits if table_bits >= 0 else 0
-        if Z.shape[0] == 0:
+        cdef Py_ssize_t tree, n_background = ZT.shape[1]
+        cdef Py_ssize_t scratch = _layout(&walk, NULL, paths, block_rows)
+        cdef Py_ssize_t zeta = (table_bits + 2) << table_bits if table_bits >= 0 else 0
+        if n_background == 0:
             return
         with nogil, parallel(num_threads=n_threads):
-            nodes = <Py_ssize_t *> malloc(paths.levels * sizeof(Py_ssize_t))
-            stack_masks = <uint64_t *> malloc(
-                paths.levels * paths.words * sizeof(uint64_t)
-            )
+            state = <char *> malloc(scratch)
             R = <double *> malloc((zeta + 1) * sizeof(double))
             for tree in prange(tree_begin, tree_end, schedule="dynamic"):
-                if nodes == NULL or stack_masks == NULL or R == NULL:
+                if state == NULL or R == NULL:
                     out_of_memory[0] = 1
                     continue
-                stack = _Stack(nodes, stack_masks, 0)
-                _build_tree(paths, &store, tree, &Z[0, 0], n_features, &stack, R)
-            free(nodes)
-            free(stack_masks)
+                _count_tree(
+                    paths, &store, state, block_rows, &ZT[0, 0], tree, R
+                )
+            free(state)
             free(R)
 
-    def shapley(
-        self, const double[:, ::1] X, Py_ssize_t tree_begin, Py_ssize_t tree_end,
+    def explain(
+        self, const double[:, ::1] XT, Py_ssize_t tree_begin, Py_ssize_t tree_end,
         const Py_ssize_t[::1] offset, const unsigned char[::1] tabulated,
         double[::1] tables, uint64_t[::1] masks, Py_ssize_t table_base,
-        Py_ssize_t mask_base, Py_ssize_t n_background, double[:, :, ::1] out,
-        int n_threads, int[::1] out_of_memory,
+        Py_ssize_t mask_base, Py_ssize_t n_background, out, bint interactions,
+        Py_ssize_t block_rows, int n_threads, int[::1] out_of_memory,
     ):
         """Add each row's values over the trees, times ``n_background``, to ``out``.
 
-        ``out`` has shape (n_samples, n_outputs, n_players). One thread per
-        row: the values do not depend on the threads.
+        ``XT`` is the validated rows, transposed (n_features, n_samples).
+        ``out`` has shape (n_samples, n_outputs, n_players) for Shapley
+        values, or (n_samples, n_outputs, n_players, n_players) for
+        ``interactions`` (every leaf keeping masks). One thread per block of
+        ``block_rows`` rows: the values do not depend on the threads or
+        the blocks.
         """
-        cdef _Store store = self._store(
+        cdef _Store store = _store(
             offset, tabulated, tables, masks, table_base, mask_base, n_background
         )
         cdef const _Paths *paths = &self.paths
-        cdef _Stack stack
-        cdef Py_ssize_t *nodes = NULL
-        cdef uint64_t *stack_masks = NULL
-        cdef double *gain = NULL
-        cdef double *R = NULL
-        cdef Py_ssize_t i, D = paths.max_bits
-        if X.shape[0] == 0:
+        cdef double[::1] flat = out.reshape(-1)
+        cdef double *values = &flat[0] if flat.shape[0] else NULL
+        cdef _Walk walk
+        cdef char *state = NULL
+        cdef Py_ssize_t b, n_samples = XT.shape[1]
+        cdef Py_ssize_t n_blocks = (n_samples + block_rows - 1) // block_rows
+        cdef Py_ssize_t scratch = _layout(&walk, NULL, paths, block_rows)
+        cdef _Task task = _INTERACTIONS if interactions else _SHAPLEY
+        if n_samples == 0:
             return
         with nogil, parallel(num_threads=n_threads):
-            nodes = <Py_ssize_t *> malloc(paths.levels * sizeof(Py_ssize_t))
-            stack_masks = <uint64_t *> malloc(
-                paths.levels * paths.words * sizeof(uint64_t)
-            )
-            gain = <double *> malloc((D + 1) * sizeof(double))
-            R = <double *> malloc((D + 2) * (D + 1) * sizeof(double))
-            for i in prange(X.shape[0], schedule="dynamic"):
-                if nodes == NULL or stack_masks == NULL or gain == NULL or R == NULL:
+            state = <char *> malloc(scratch)
+            for b in prange(n_blocks, schedule="dynamic"):
+                if state == NULL:
                     out_of_memory[0] = 1
                     continue
-                stack = _Stack(nodes, stack_masks, 0)
-                _explain_row(
-                    paths, &store, tree_begin, tree_end, &X[i, 0], &out[i, 0, 0],
-                    &stack, gain, R,
+                _explain_block(
+                    paths, &store, state, block_rows, &XT[0, 0], n_samples,
+                    b * block_rows, task, values, tree_begin, tree_end,
                 )
-            free(nodes)
-            free(stack_masks)
-            free(gain)
-            free(R)
+            free(state)
 
-    def interactions(
-        self, const double[:, ::1] X, Py_ssize_t tree_begin, Py_ssize_t tree_end,
-        const Py_ssize_t[::1] offset, const unsigned char[::1] tabulated,
-        uint64_t[::1] masks, Py_ssize_t mask_base, Py_ssize_t n_background,
-        double[:, :, :, ::1] out, int n_threads, int[::1] out_of_memory,
-    ):
-        """Add each row's interaction matrices, times ``n_background``, to ``out``.
 
-        ``out`` has shape (n_samples, n_outputs, n_players, n_players);
-        every leaf keeps its background's masks (``tabulated`` all 0).
-        """
-        cdef _Store store
-        cdef const _Paths *paths = &self.paths
-        cdef _Stack stack
-        cdef Py_ssize_t *nodes = NULL
-        cdef uint64_t *stack_masks = NULL
-        cdef double *gain = NULL
-        cdef double *pair = NULL
-        cdef Py_ssize_t i, D = paths.max_bits
-        if X.shape[0] == 0:
-            return
-        store.offset = &offset[0]
-        store.tabulated = &tabulated[0]
-        store.masks = &masks[0] if masks.shape[0] else NULL
-        store.mask_base = mask_base
-        store.n_background = n_background
-        with nogil, parallel(num_threads=n_threads):
-            nodes = <Py_ssize_t *> malloc(paths.levels * sizeof(Py_ssize_t))
-            stack_masks = <uint64_t *> malloc(
-                paths.levels * paths.words * sizeof(uint64_t)
-            )
-            gain = <double *> malloc((D + 1) * sizeof(double))
-            # The pairs, a row of sums, and the members of a mask (as many
-            # doubles as Py_ssize_t's).
-            pair = <double *> malloc((D * D + 2 * D + 1) * sizeof(double))
-            for i in prange(X.shape[0], schedule="dynamic"):
-                if nodes == NULL or stack_masks == NULL or gain == NULL or pair == NULL:
-                    out_of_memory[0] = 1
-                    continue
-                stack = _Stack(nodes, stack_masks, 0)
-                _interactions_row(
-                    paths, &store, tree_begin, tree_end, &X[i, 0],
-                    &out[i, 0, 0, 0], &stack, gain, pair,
-                )
-            free(nodes)
-            free(stack_masks)
-            free(gain)
-            free(pair)
+cdef _Store _store(
+    const Py_ssize_t[::1] offset, const unsigned char[::1] tabulated,
+    double[::1] tables, uint64_t[::1] masks, Py_ssize_t table_base,
+    Py_ssize_t mask_base, Py_ssize_t n_background,
+):
+    """A batch's storage, as the kernels read it."""
+    cdef _Store store
+    store.offset = &offset[0]
+    store.tabulated = &tabulated[0]
+    store.tables = &tables[0] if tables.shape[0] else NULL
+    store.masks = &masks[0] if masks.shape[0] else NULL
+    store.table_base = table_base
+    store.mask_base = mask_base
+    store.n_background = n_background
+    return store
 
 
 def path_bits(
