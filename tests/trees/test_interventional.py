@@ -331,3 +331,20 @@ def test_background_by_name_and_reordered():
     same = TreeExplainer(model, feature_perturbation="interventional")
     expected = same.fit(frame.iloc[:20]).explain(frame.iloc[50:53])
     pd.testing.assert_frame_equal(reordered, expected)
+
+
+def test_pickle_clone_and_no_rows():
+    import pickle
+
+    from sklearn.base import clone
+
+    X, y = regression_data()
+    model = RandomForestRegressor(n_estimators=3, max_depth=4, random_state=0)
+    explainer = TreeExplainer(model.fit(X, y), feature_perturbation="interventional")
+    explainer.fit(X[:30])
+    expected = explainer.explain(X[50:55])
+    again = pickle.loads(pickle.dumps(explainer))
+    pd.testing.assert_frame_equal(again.explain(X[50:55]), expected)
+    refitted = clone(explainer).fit(X[:30])
+    pd.testing.assert_frame_equal(refitted.explain(X[50:55]), expected)
+    assert explainer.explain(X[:0]).shape == (0, X.shape[1])

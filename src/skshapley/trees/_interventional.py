@@ -131,6 +131,8 @@ class Background:
 
     def _explain(self, plan: _Plan, X: np.ndarray, out: np.ndarray, n_threads: int):
         """Add the rows' values (or, for 4-d ``out``, interactions) to ``out``."""
+        if len(X) == 0:
+            return
         paths = self._paths()
         XT = np.ascontiguousarray(X.T)
         # Enough blocks for the threads, as large as the scratch allows.
