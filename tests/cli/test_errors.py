@@ -90,7 +90,7 @@ def test_success_is_status_0(files, tmp_path, capfd):
 
 
 def test_internal_error_is_status_3_with_a_hint_to_report_it(files, capfd, monkeypatch):
-    def broken(model, groups):
+    def broken(model, groups, background):
         raise KeyError("a bug")
 
     monkeypatch.setattr(_main, "make_explainer", broken)
@@ -108,7 +108,7 @@ def test_internal_error_is_status_3_with_a_hint_to_report_it(files, capfd, monke
 
 
 def test_out_of_memory_is_status_1(files, capfd, monkeypatch):
-    def too_big(model, groups):
+    def too_big(model, groups, background):
         raise MemoryError
 
     monkeypatch.setattr(_main, "make_explainer", too_big)
@@ -137,7 +137,7 @@ def test_a_missing_optional_library_is_status_1(
 
 
 def test_an_import_error_of_a_bug_is_internal(files, capfd, monkeypatch):
-    def broken(model, groups):
+    def broken(model, groups, background):
         raise ImportError("a bug")
 
     monkeypatch.setattr(_main, "make_explainer", broken)
@@ -174,10 +174,10 @@ def test_warnings_are_one_line_each_and_none_after_an_error(
 ):
     fitted = _main.make_explainer
 
-    def warning(model, groups):
+    def warning(model, groups, background):
         warnings.warn("first\nsecond line", UserWarning, stacklevel=1)
         warnings.warn("first\nsecond line", UserWarning, stacklevel=1)  # shown once
-        return fitted(model, groups)
+        return fitted(model, groups, background)
 
     monkeypatch.setattr(_main, "make_explainer", warning)
     status, _, err = call(

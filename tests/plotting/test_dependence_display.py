@@ -125,3 +125,80 @@ def test_colours_clip_at_the_5th_and_95th_percentiles():
         colors[[0, 5, 50, 95, 100]], viridis([0.0, 0.0, 0.5, 1.0, 1.0])[:, :3]
     )
     assert display.colorbar_.mappable.norm.vmin == 5.0
+
+
+def interaction_frame(values: np.ndarray, names: list) -> pd.DataFrame:
+    """A hand-made explain_interactions frame of (n_samples, d, d) values."""
+    index = pd.MultiIndex.from_product(
+        [range(len(values)), names], names=["row", "feature"]
+    )
+    return pd.DataFrame(values.reshape(-1, len(names)), index=index, columns=names)
+
+
+def test_auto_colour_is_the_largest_mean_abs_interaction():
+    rng = np.random.default_rng(3)
+    names = ["a", "b", "c", "d"]
+    X = pd.DataFrame(rng.normal(size=(40, 4)), columns=names)
+    # b correlates with a's Shapley values (the heuristic's pick); the
+    # interaction values say d.
+    phi = pd.DataFrame(rng.normal(size=(40, 4)), columns=names)
+    phi["a"] = 3.0 * X["b"]
+    values = np.zeros((40, 4, 4))
+    values[:, 0, 1] = values[:, 1, 0] = 0.1
+    values[:, 0, 3] = values[:, 3, 0] = rng.choice([-0.3, 0.3], size=40)
+    values[:, 0, 2] = values[:, 2, 0] = 0.2
+    frame = interaction_frame(values, names)
+    heuristic = DependenceDisplay.from_values(phi, X, "a")
+    assert heuristic.color_feature == "b"
+    display = DependenceDisplay.from_values(phi, X, "a", interactions=frame)
+    assert display.color_feature == "d"
+    pd.testing.assert_series_equal(display.color_values, X["d"])
+    # A partner without a column in X is not a candidate.
+    display = DependenceDisplay.from_values(
+        phi, X[["a", "b", "c"]], "a", interactions=frame
+    )
+    assert display.color_feature == "c"
+    values[:, 0, 1:] = values[:, 1:, 0] = 0.0
+    display = DependenceDisplay.from_values(
+        phi, X, "a", interactions=interaction_frame(values, names)
+    )
+    assert display.color_feature is None
+    assert display.colorbar_ is None
+
+
+def test_interactions_must_be_of_the_drawn_rows():
+    names = ["a", "b"]
+    phi = pd.DataFrame(np.ones((5, 2)), columns=names)
+    frame = interaction_frame(np.ones((4, 2, 2)), names)
+    with pytest.raises(ValueError, match="they must be phi's 5 rows"):
+        DependenceDisplay.from_values(phi, phi, "a", interactions=frame)
+
+
+@pytest.mark.parametrize("fixture", ["diabetes", "iris"])
+def test_from_explainer_colours_by_the_explainers_interactions(request, fixture):
+    explainer, X = request.getfixturevalue(fixture)
+    X = X.iloc[:60]
+    feature = str(X.columns[2])
+    display = DependenceDisplay.from_explainer(explainer, X, feature)
+    # Independently: the interaction values of the first output, by .loc.
+    frame = explainer.explain_interactions(X)
+    if isinstance(frame.columns, pd.MultiIndex):
+        frame = frame[explainer.output_names_[0]]
+    strength = {
+        other: np.mean([abs(frame.loc[(row, feature), other]) for row in X.index])
+        for other in frame.columns
+        if other != feature
+    }
+    assert display.color_feature == max(strength, key=strength.get)
+    again = DependenceDisplay.from_values(
+        explainer.explain(X), X, feature, interactions=frame,
+        raw_output=explainer.raw_output_,
+    )  # fmt: skip
+    assert again.color_feature == display.color_feature
+    # A named colour or None asks for no interaction values.
+    assert (
+        DependenceDisplay.from_explainer(
+            explainer, X, feature, color=None
+        ).color_feature
+        is None
+    )

@@ -15,6 +15,7 @@ from skshapley.plotting import (
     DependenceDisplay,
     ImportanceDisplay,
     InteractionDisplay,
+    OutputImportanceDisplay,
     WaterfallDisplay,
 )
 
@@ -23,6 +24,7 @@ DISPLAYS = [
     DependenceDisplay,
     ImportanceDisplay,
     InteractionDisplay,
+    OutputImportanceDisplay,
     WaterfallDisplay,
 ]
 METHODS = [
@@ -55,6 +57,7 @@ def test_importing_the_module_does_not_import_matplotlib():
         lambda: DependenceDisplay.from_values(np.ones((2, 2)), np.ones((2, 2)), "x0"),
         lambda: WaterfallDisplay.from_values(np.ones(2), 0.0),
         lambda: InteractionDisplay.from_values(np.ones((2, 2))),
+        lambda: OutputImportanceDisplay.from_values(np.ones((2, 2))),
         lambda: WaterfallDisplay(pd.Series({"a": 1.0}), 0.0).plot(),
     ],
 )

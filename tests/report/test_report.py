@@ -66,14 +66,16 @@ class Page(HTMLParser):
         self.text.append(data)
 
 
-def check_report(path, *, n_images: int) -> tuple[Page, str]:
+def check_report(
+    path, *, n_images: int, sections=tuple(SECTION_IDS)
+) -> tuple[Page, str]:
     """The checks every report passes; returns the parsed page and its source."""
     source = path.read_bytes().decode("utf-8")  # strict: UTF-8 or an error
     assert source.startswith("<!doctype html>\n")
     page = Page(source)
     assert page.errors == []
     assert page.tags[:2] == ["html", "head"]
-    assert page.h2_ids == SECTION_IDS
+    assert page.h2_ids == list(sections)
     assert len(page.ids) == len(set(page.ids)), "ids must be unique"
     # Self-contained: no scripts, nothing fetched.
     assert "script" not in page.tags
@@ -93,9 +95,10 @@ def check_report(path, *, n_images: int) -> tuple[Page, str]:
     return page, source
 
 
-def n_figures(n_features: int, n_rows: int, top_k: int = 4) -> int:
-    """Bars + beeswarm, the dependence plots, one waterfall per distinct row."""
-    return 2 + min(top_k, n_features) + min(3, n_rows)
+def n_figures(n_features: int, n_rows: int, top_k: int = 4, n_outputs=1) -> int:
+    """Bars + beeswarm, the dependence plots, one waterfall per distinct row;
+    the overview of every output's importance for several outputs."""
+    return 2 + min(top_k, n_features) + min(3, n_rows) + (n_outputs > 1)
 
 
 def efficiency_residual(explainer, X) -> float:
@@ -171,7 +174,7 @@ def test_tree_explainer_report(diabetes, tmp_path):
 def test_multi_output_default_is_the_first(iris, tmp_path):
     explainer, X = iris
     path = report(explainer, X, tmp_path / "iris.html", top_k=1)
-    page, _ = check_report(path, n_images=n_figures(4, len(X), top_k=1))
+    page, _ = check_report(path, n_images=n_figures(4, len(X), top_k=1, n_outputs=3))
     check_residual(page, explainer, X)
     note = " ".join(page.text)
     assert "3 outputs" in note
@@ -182,7 +185,7 @@ def test_multi_output_default_is_the_first(iris, tmp_path):
 def test_multi_output_chosen(iris, tmp_path):
     explainer, X = iris
     path = report(explainer, X, tmp_path / "iris.html", output="virginica", top_k=2)
-    page, _ = check_report(path, n_images=n_figures(4, len(X), top_k=2))
+    page, _ = check_report(path, n_images=n_figures(4, len(X), top_k=2, n_outputs=3))
     text = " ".join(page.text)
     assert "output virginica" in text
     assert "chosen with output=" in text
@@ -258,7 +261,9 @@ def test_array_input_and_few_rows(iris, tmp_path):
     path = report(
         explainer, rows, tmp_path / "array.html", output="versicolor", top_k=1
     )
-    page, _ = check_report(path, n_images=n_figures(4, 2, top_k=1))  # 2 waterfalls
+    page, _ = check_report(
+        path, n_images=n_figures(4, 2, top_k=1, n_outputs=3)
+    )  # 2 waterfalls
     np.testing.assert_array_equal(rows, rows_before)
     check_residual(page, explainer, rows)
     text = " ".join(page.text)
@@ -276,7 +281,7 @@ def test_frame_columns_by_position_when_the_model_knows_no_names(iris, tmp_path)
     explainer = TreeExplainer(model).fit()
     assert not explainer.columns_by_name_
     path = report(explainer, X, tmp_path / "by-position.html", top_k=2)
-    page, _ = check_report(path, n_images=n_figures(4, len(X), top_k=2))
+    page, _ = check_report(path, n_images=n_figures(4, len(X), top_k=2, n_outputs=3))
     dependence = [i["alt"] for i in page.images if i["alt"].startswith("Depend")]
     assert len(dependence) == 2
     assert all(alt.split()[-1] in {"x0", "x1", "x2", "x3"} for alt in dependence)

@@ -2,13 +2,16 @@
 
 import time
 
+import numpy as np
 import pandas as pd
 from sklearn.exceptions import NotFittedError
 
 from .._entry import EXPLAINERS, no_explainer
 from .._errors import UnsupportedModelError
+from .._naming import model_name
 from .._outputs import chosen_output
 from .._pipeline import final_estimator
+from ..trees import TreeExplainer
 from ._inputs import CommandError
 
 # The groups of a pipeline explained without --groups: one attribution per
@@ -16,10 +19,12 @@ from ._inputs import CommandError
 PIPELINE_GROUPS = "input"
 
 
-def make_explainer(model, groups: dict | str | None):
+def make_explainer(model, groups: dict | str | None, background=None):
     """The first explainer in ``EXPLAINERS`` that supports ``model``, fitted.
 
     Without ``groups``, a pipeline is explained with :data:`PIPELINE_GROUPS`.
+    With ``background`` (a DataFrame), only a tree model is explained:
+    interventionally, against those rows; a kernel model is refused.
 
     Only an explainer's :class:`UnsupportedModelError` moves on to the next
     explainer; its other errors are about this model (or a bug) and are
@@ -31,7 +36,19 @@ def make_explainer(model, groups: dict | str | None):
     refusals = []
     for cls in EXPLAINERS:
         try:
-            return cls(model, groups=groups).fit()
+            if background is None:
+                return cls(model, groups=groups).fit()
+            if cls is TreeExplainer:
+                explainer = cls(
+                    model, groups=groups, feature_perturbation="interventional"
+                )
+                return explainer.fit(background)
+            if cls.supports(model):
+                raise CommandError(
+                    f"--background is for tree models; {model_name(model)} is "
+                    f"explained by {cls.__name__}, whose value function takes "
+                    "no background data: leave out --background"
+                )
         except UnsupportedModelError as exc:
             refusals.append(exc)
         except ValueError as exc:  # a model not fitted, a bad group, ...
@@ -110,6 +127,34 @@ def attributions_table(phi: pd.DataFrame, explainer, output=None) -> pd.DataFram
     if table.index.name is None and not isinstance(table.index, pd.MultiIndex):
         table.index.name = "row"
     return table
+
+
+def interactions_table(interactions: pd.DataFrame) -> pd.DataFrame:
+    """An ``explain_interactions`` frame as a long table, one line per value.
+
+    Columns ``row`` (the frame's row labels), ``feature``, ``other`` and
+    ``value``, with ``output`` first for ``(output, player)`` columns; lines
+    by output, then row, feature and other, as in the frame.
+    """
+    rows = interactions.index.get_level_values(0)
+    features = interactions.index.get_level_values(1)
+    columns = interactions.columns
+    players = columns.get_level_values(-1)[: len(features.unique())]
+    n_players = len(players)
+    values = interactions.to_numpy(dtype=np.float64)
+    n_outputs = values.shape[1] // n_players
+    # (row, feature) × (output, other) -> output, (row, feature), other.
+    values = values.reshape(len(values), n_outputs, n_players).transpose(1, 0, 2)
+    table = {
+        "row": np.tile(np.repeat(rows, n_players), n_outputs),
+        "feature": np.tile(np.repeat(features, n_players), n_outputs),
+        "other": np.tile(players, len(values[0]) * n_outputs),
+        "value": values.reshape(-1),
+    }
+    if isinstance(columns, pd.MultiIndex):
+        outputs = columns.get_level_values(0).unique()
+        table = {"output": np.repeat(outputs, values[0].size), **table}
+    return pd.DataFrame(table)
 
 
 def _base_column(phi: pd.DataFrame) -> str:

@@ -7,9 +7,11 @@ import warnings
 
 from .._naming import model_name
 from .._optional import MissingDependencyError, optional_import, require_matplotlib
+from ._background import background_of
 from ._explaining import (
     Progress,
     attributions_table,
+    interactions_table,
     make_explainer,
     output_name,
 )
@@ -84,9 +86,10 @@ def main(argv: list[str] | None = None) -> int:
     except FloatingPointError as exc:
         _print_error(str(exc))
         return 1
-    except MemoryError:
+    except MemoryError as exc:  # the message, if any, says how much was asked
         _print_error(
-            "not enough memory; explain fewer rows at once (--rows) or split the data"
+            f"not enough memory{f' ({exc})' if str(exc) else ''}; explain fewer "
+            "rows at once (--rows) or split the data"
         )
         return 1
     # Anything else is a bug: say so in one line, and where to report it.
@@ -129,10 +132,20 @@ def _check_arguments(args) -> None:
             f"--index and --target both name column {args.target!r}; the label "
             "and the rows' names are different columns"
         )
-    if args.model is not None:  # both files before reading either: fail fast
+    if args.background is None:
+        for option in ("background_rows", "seed"):
+            if getattr(args, option) is not None:
+                flag = "--" + option.replace("_", "-")
+                raise UsageError(f"{flag} needs --background")
+    elif args.seed is not None and args.background_rows is None:
+        raise UsageError("--seed needs --background-rows (it seeds their sample)")
+    if args.model is not None:  # every file before reading any: fail fast
         check_file(args.model, "model", MODEL_SUFFIXES)
         check_file(args.data, "data", DATA_SUFFIXES)
     inputs = (args.model, args.data) if args.model is not None else ()
+    if args.background is not None:
+        check_file(args.background, "background", DATA_SUFFIXES)
+        inputs += (args.background,)
     check_output(args.out, inputs=inputs, force=args.force)
 
 
@@ -156,7 +169,7 @@ def _inputs(args, say):
 
 
 def _setup(args):
-    """The fitted explainer, the rows, the data's name and the output."""
+    """The fitted explainer, the rows, the data's name, the output, the background."""
     quiet = args.quiet
 
     def say(message):
@@ -166,7 +179,10 @@ def _setup(args):
     groups = _groups(args)
     _check_arguments(args)
     model, X, data_name = _inputs(args, say)
-    explainer = make_explainer(model, groups)
+    background = background_of(args)
+    explainer = make_explainer(
+        model, groups, None if background is None else background.data
+    )
     output = output_name(explainer, args.output)
     try:  # the data's columns and types, before a long explanation
         _check_data(explainer, X)
@@ -175,12 +191,13 @@ def _setup(args):
         raise CommandError(
             f"{str(exc).rstrip('.')}{hint}" if hint else str(exc)
         ) from exc
+    against = "" if background is None else f", {background.describe()}"
     say(
         f"explaining {len(X):,} rows of {data_name} with "
         f"{type(explainer).__name__} ({model_name(model)}, "
-        f"output: {explainer.raw_output_})"
+        f"output: {explainer.raw_output_}{against})"
     )
-    return explainer, X, data_name, output
+    return explainer, X, data_name, output, background
 
 
 def _progress(args) -> Progress:
@@ -204,13 +221,15 @@ def _report(args) -> int:
     require_matplotlib("the report")  # after MPLBACKEND: importing reads it
     from ..report._report import write_report
 
-    explainer, X, data_name, output = _setup(args)
+    explainer, X, data_name, output, background = _setup(args)
     title = args.title or f"{model_name(explainer.model)} on {data_name}"
+    notes = () if background is None else [background.note()]
     with writing(args.out):  # write_report writes atomically itself
         try:
             write_report(
                 explainer, X, args.out, title=title, top_k=4, max_display=20,
-                output=output, progress=_progress(args), option="--output NAME",
+                output=output, progress=_progress(args),
+                interactions=args.interactions, option="--output NAME", notes=notes,
             )  # fmt: skip
         except ValueError as exc:  # the explainer's errors about the data
             raise CommandError(str(exc)) from exc
@@ -223,18 +242,28 @@ def _explain(args) -> int:
     parquet = suffix(args.out) in PARQUET_SUFFIXES
     if parquet:
         optional_import("pyarrow", "writing Parquet files")
-    explainer, X, _, output = _setup(args)
+    explainer, X, _, output, _ = _setup(args)
     try:
-        phi = explainer.explain(X, progress=_progress(args))
+        if args.interactions:
+            values = explainer.explain_interactions(
+                X, output=output, progress=_progress(args)
+            )
+        else:
+            phi = explainer.explain(X, progress=_progress(args))
     except ValueError as exc:  # the explainer's errors about the data
         raise CommandError(str(exc)) from exc
-    table = attributions_table(phi, explainer, output)
+    if args.interactions:  # a long table: its row numbers are a column
+        table, index = interactions_table(values), False
+    else:
+        table, index = attributions_table(phi, explainer, output), True
     with atomic_output(args.out) as temporary:
         if parquet:
-            table.to_parquet(temporary, index=True)
+            table.to_parquet(temporary, index=index)
         else:  # the temporary name's suffix tells pandas nothing
             gzipped = suffix(args.out) == ".csv.gz"
-            table.to_csv(temporary, compression="gzip" if gzipped else None)
+            table.to_csv(
+                temporary, index=index, compression="gzip" if gzipped else None
+            )
     if not args.quiet:
         print(args.out.resolve())
     return 0

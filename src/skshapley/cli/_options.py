@@ -27,6 +27,12 @@ only with --force, and never when it is the --model or --data file.
 
 Progress is shown on stderr when it is a terminal.
 
+With --background, tree models are explained interventionally: against the
+rows of that file (the values compare each row with that population, and
+the base value is the model's mean output over it), instead of the training
+covers stored in the trees. --background-rows N keeps a random sample of N
+of its rows (seed 0, or --seed S). Kernel models have no background.
+
 Exit status: 0 success; 1 a problem with a file, the model or the data (one
 line on stderr); 2 a usage error; 3 an internal error, a bug: please report
 it, with the command you ran, at
@@ -41,8 +47,9 @@ reports on all 442 rows, in a few seconds.
 
 The report is one HTML file (images embedded, no JavaScript, no network):
 summary, importance table, importance and beeswarm plots, dependence plots,
-waterfalls of the highest, lowest and median predictions. The report needs
-matplotlib: pip install "skshapley[plot]".
+waterfalls of the highest, lowest and median predictions; with
+--interactions, the strongest pairs of interacting features and a heatmap.
+The report needs matplotlib: pip install "skshapley[plot]".
 """
 
 _EXPLAIN_EPILOG = """\
@@ -52,6 +59,12 @@ number, 0 for the first; or the --index column), one column per feature
 several outputs (classes) the columns are <output>__<feature> and
 <output>__base_value, unless --output picks one. Without --model and --data,
 explains the demo model of 'skshapley report'.
+
+With --interactions, the table is long instead: columns row, feature, other,
+value (output first, for several outputs unless --output picks one), one
+line per row and pair of features: the Shapley interaction values in shap's
+convention (value at feature = other: the main effect; otherwise half the
+interaction index), which sum over "other" to the feature's Shapley value.
 """
 
 REPORT_SUFFIXES = (".html", ".htm")
@@ -95,6 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--title", metavar="TEXT", help="the report's title (default: model and data)"
     )
+    report.add_argument(
+        "--interactions",
+        action="store_true",
+        help="add a section on the strongest interactions between features",
+    )
     _add_options(report)
     explain = _subcommand(
         commands,
@@ -106,6 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=Path("attributions.csv"),
         help="the table to write: .csv, .csv.gz or .parquet (default: "
         "attributions.csv)",
+    )
+    explain.add_argument(
+        "--interactions",
+        action="store_true",
+        help="write the Shapley interaction values, one line per row and pair "
+        "of features, instead of the attributions",
     )
     _add_options(explain)
     return parser
@@ -149,6 +173,26 @@ def _add_inputs(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="refuse --data holding more than N bytes of data (decompressed; "
         f"suffixes K, M, G: powers of 1024; default: {DEFAULT_MAX_DATA_BYTES >> 20}M)",
+    )
+    parser.add_argument(
+        "--background",
+        type=Path,
+        metavar="PATH",
+        help="explain a tree model against the rows of this file (.csv, .csv.gz "
+        "or .parquet, the features' columns): interventional Shapley values",
+    )
+    parser.add_argument(
+        "--background-rows",
+        type=_positive_int,
+        metavar="N",
+        help="use N rows of --background drawn at random (without replacement) "
+        "instead of all",
+    )
+    parser.add_argument(
+        "--seed",
+        type=_seed,
+        metavar="S",
+        help="the random seed of --background-rows (default: 0)",
     )
 
 
@@ -207,14 +251,23 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+def _int_at_least(minimum: int, kind: str):
+    """An argument type: an integer of at least ``minimum``, a ``kind`` one."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected a {kind} integer, got {text!r}")
+        return value
+
+    return parse
+
+
+_positive_int = _int_at_least(1, "positive")
+_seed = _int_at_least(0, "non-negative")
 
 
 def _byte_count(text: str) -> int:

@@ -12,6 +12,7 @@ from ._bar import ImportanceDisplay
 from ._beeswarm import BeeswarmDisplay
 from ._dependence import DependenceDisplay
 from ._heatmap import InteractionDisplay
+from ._outputs_bar import OutputImportanceDisplay
 from ._waterfall import WaterfallDisplay
 
 __all__ = [
@@ -19,5 +20,6 @@ __all__ = [
     "DependenceDisplay",
     "ImportanceDisplay",
     "InteractionDisplay",
+    "OutputImportanceDisplay",
     "WaterfallDisplay",
 ]

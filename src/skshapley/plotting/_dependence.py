@@ -9,6 +9,8 @@ from ._inputs import (
     check_names,
     codes,
     feature_frame,
+    first_output,
+    interaction_values,
     numeric_values,
     select_output,
     shapley_frame,
@@ -66,16 +68,21 @@ class DependenceDisplay:
 
     Notes
     -----
-    ``color="auto"`` colours the points by the feature that seems to
-    interact most with ``feature``, judged from the Shapley values and ``X``
-    alone: the rows are sorted by ``feature``'s value and cut into windows
-    of about a tenth of them, in which ``feature``'s own value is nearly
-    constant; what still varies in its Shapley value there is interaction.
-    Each other column scores the mean, over the windows, of the absolute
-    correlation between ``feature``'s Shapley values and that column's
-    values (category codes for non-numeric columns), and the best score
-    wins. It is a heuristic, not an interaction value (the same idea as
-    shap's ``approximate_interactions``).
+    ``color="auto"`` colours the points by the feature that interacts most
+    with ``feature``. Given interaction values (``from_values``'
+    ``interactions``; ``from_explainer`` computes them when the explainer's
+    ``supports_interactions`` is true), that is the column of ``X`` with the
+    largest mean absolute Shapley interaction value with ``feature`` over
+    the drawn rows (none if every one is 0). Otherwise it is judged from
+    the Shapley values and ``X`` alone: the rows are sorted by
+    ``feature``'s value and cut into windows of about a tenth of them, in
+    which ``feature``'s own value is nearly constant; what still varies in
+    its Shapley value there is interaction. Each other column scores the
+    mean, over the windows, of the absolute correlation between
+    ``feature``'s Shapley values and that column's values (category codes
+    for non-numeric columns), and the best score wins. It is a heuristic,
+    not an interaction value (the same idea as shap's
+    ``approximate_interactions``).
 
     Examples
     --------
@@ -192,6 +199,7 @@ class DependenceDisplay:
         output=None,
         ax=None,
         raw_output: str | None = None,
+        interactions=None,
     ):
         """Draw a feature's Shapley values against its values.
 
@@ -208,8 +216,8 @@ class DependenceDisplay:
             ``X``.
         color : "auto", str or None, default="auto"
             What colours the points: ``"auto"``, the column of ``X`` that
-            seems to interact most with ``feature`` (see Notes); a column of
-            ``X`` by name; or ``None``, one colour.
+            interacts most with ``feature`` (see Notes); a column of ``X`` by
+            name; or ``None``, one colour.
         feature_names : list of str, default=None
             The names of an array ``phi``'s columns; ``None`` means ``X``'s
             columns, else ``x0, x1, ...``.
@@ -219,6 +227,11 @@ class DependenceDisplay:
             The axes to draw on; ``None`` creates a figure.
         raw_output : str, default=None
             What the explained output is.
+        interactions : pandas.DataFrame, default=None
+            Interaction values of the same rows, as an explainer's
+            ``explain_interactions`` returns them (for several outputs,
+            ``output``'s are used); with ``color="auto"`` they choose the
+            colouring feature (see Notes).
 
         Returns
         -------
@@ -235,7 +248,9 @@ class DependenceDisplay:
                 f"X has no column {feature!r}, the feature to draw; X's columns: "
                 f"{list(data.columns)}."
             )
-        if isinstance(color, str) and color == "auto":
+        if isinstance(color, str) and color == "auto" and interactions is not None:
+            color = strongest_partner(interactions, feature, data, phi, name)
+        elif isinstance(color, str) and color == "auto":
             color = strongest_interaction(data[feature], phi[feature], data)
         elif color is not None:
             color = str(color)
@@ -266,7 +281,10 @@ class DependenceDisplay:
         feature : str
             The feature to draw.
         color : "auto", str or None, default="auto"
-            What colours the points; see :meth:`from_values`.
+            What colours the points; see :meth:`from_values`. With
+            ``"auto"``, an explainer whose ``supports_interactions`` is true
+            also explains the interactions in ``X`` to choose the colouring
+            feature.
         output : object, default=None
             The output to show, by name; ``None`` means the first.
         ax : matplotlib.axes.Axes, default=None
@@ -278,14 +296,45 @@ class DependenceDisplay:
             The drawn display.
         """
         _style.require_matplotlib("DependenceDisplay.from_explainer")
+        interactions = None
+        if (
+            isinstance(color, str)
+            and color == "auto"
+            and getattr(explainer, "supports_interactions", False)
+        ):
+            interactions = explainer.explain_interactions(
+                X, output=first_output(explainer, output)
+            )
         return cls.from_values(
             explainer.explain(X),
             X,
             feature,
             color=color,
             ax=ax,
+            interactions=interactions,
             **about_output(explainer, output),
         )
+
+
+def strongest_partner(interactions, feature: str, data, phi, output):
+    """The column of ``data`` with the largest mean |interaction| with ``feature``.
+
+    ``interactions`` is an ``explain_interactions`` frame of ``phi``'s rows;
+    ``None`` if every candidate's interaction with ``feature`` is 0.
+    """
+    values, players, _ = interaction_values(interactions, output)
+    if values.shape[0] != len(phi) or players != list(phi.columns):
+        raise ValueError(
+            f"interactions hold {values.shape[0]} rows of features {players}; "
+            f"they must be phi's {len(phi)} rows of {list(phi.columns)}."
+        )
+    strength = np.abs(values[:, players.index(feature), :]).mean(axis=0)
+    candidates = [
+        j for j, name in enumerate(players) if name != feature and name in data
+    ]
+    if not candidates or strength[candidates].max() == 0:
+        return None
+    return players[max(candidates, key=lambda j: strength[j])]
 
 
 def strongest_interaction(values: pd.Series, shapley: pd.Series, data: pd.DataFrame):

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 
 from . import _style
+from ._inputs import first_output, interaction_values
 
 # Cells are annotated with their values up to this many features.
 _ANNOTATE_UP_TO = 12
@@ -15,7 +16,8 @@ class InteractionDisplay:
     Cell ``(i, j)`` is the interaction of features ``i`` and ``j``: red
     where it is positive, blue where negative, white at 0 (the colour scale
     is symmetric about 0). With shap's convention the diagonal holds the
-    main effects. Use :meth:`from_values` to build one.
+    main effects. Use :meth:`from_explainer` or :meth:`from_values` to
+    build one.
 
     Parameters
     ----------
@@ -23,6 +25,8 @@ class InteractionDisplay:
         The interaction values; index and columns are the feature names.
     colorbar_label : str, default="Shapley interaction value"
         The colour bar's label.
+    output : object, default=None
+        The output shown, named in the title; ``None`` when the model has one.
 
     Attributes
     ----------
@@ -56,11 +60,16 @@ class InteractionDisplay:
     >>> plt.close(display.figure_)
     """
 
-    def __init__(self, interactions, *, colorbar_label="Shapley interaction value"):
+    def __init__(
+        self, interactions, *, colorbar_label="Shapley interaction value", output=None
+    ):
         self.interactions = interactions
         self.colorbar_label = colorbar_label
+        self.output = output
 
-    def plot(self, ax=None, *, cmap="RdBu_r", annotate: bool = True):
+    def plot(
+        self, ax=None, *, cmap="RdBu_r", annotate: bool = True, diagonal: bool = True
+    ):
         """Draw the heatmap.
 
         Parameters
@@ -71,12 +80,18 @@ class InteractionDisplay:
             A diverging colour map, centred on 0.
         annotate : bool, default=True
             Write the values in the cells (up to 12 features).
+        diagonal : bool, default=True
+            Draw the diagonal. ``False`` leaves its cells blank (grey) and
+            scales the colours to the other cells: main effects, often much
+            larger than interactions, then do not wash them out.
 
         Returns
         -------
         display : InteractionDisplay
             This display, with ``ax_``, ``figure_`` and the artists set.
         """
+        from matplotlib import colormaps
+
         frame = self.interactions
         values = frame.to_numpy(dtype=np.float64)
         n_features = len(values)
@@ -84,8 +99,11 @@ class InteractionDisplay:
         ax, figure = _style.prepare_axes(
             ax, "InteractionDisplay.plot", (side + 1.6, side)
         )
-        limit = float(np.abs(values).max()) or 1.0
-        self.image_ = ax.imshow(values, cmap=cmap, vmin=-limit, vmax=limit)
+        hidden = np.zeros_like(values, dtype=bool) if diagonal else np.eye(n_features)
+        shown = np.ma.masked_array(values, hidden.astype(bool))
+        limit = float(np.abs(shown).max(fill_value=0.0)) or 1.0
+        cmap = colormaps.get_cmap(cmap).with_extremes(bad=_style.BLANK)
+        self.image_ = ax.imshow(shown, cmap=cmap, vmin=-limit, vmax=limit)
         names = _style.literals(frame.columns)
         ax.set_xticks(
             np.arange(n_features),
@@ -105,6 +123,8 @@ class InteractionDisplay:
         self.texts_ = []
         if annotate and n_features <= _ANNOTATE_UP_TO:
             for (i, j), value in np.ndenumerate(values):
+                if hidden[i, j]:
+                    continue
                 dark = abs(value) > 0.6 * limit
                 self.texts_.append(
                     ax.text(
@@ -121,25 +141,42 @@ class InteractionDisplay:
         self.colorbar_.set_label(_style.literal(self.colorbar_label))
         self.colorbar_.outline.set_visible(False)
         self.colorbar_.ax.tick_params(labelsize=9)
+        _style.set_output_title(ax, self.output)
         self.ax_, self.figure_ = ax, figure
         return self
 
     @classmethod
-    def from_values(cls, interactions, *, feature_names=None, ax=None):
+    def from_values(
+        cls,
+        interactions,
+        *,
+        feature_names=None,
+        output=None,
+        ax=None,
+        diagonal: bool = True,
+    ):
         """Draw a matrix of interaction values, or their mean magnitude over rows.
 
         Parameters
         ----------
         interactions : array-like or pandas.DataFrame
             Of shape (n_features, n_features) or (n_samples, n_features,
-            n_features): interaction values (a DataFrame's index and columns name the
-            features). For one matrix per sample, the mean absolute value
-            over the samples is drawn.
+            n_features): interaction values (a DataFrame's index and columns
+            name the features); or the DataFrame an explainer's
+            ``explain_interactions`` returns (rows ``(row, feature)``). For
+            one matrix per sample, the mean absolute value over the samples
+            is drawn.
         feature_names : list of str, default=None
             The features' names; ``None`` means the DataFrame's columns, else
             ``x0, x1, ...``.
+        output : object, default=None
+            For an ``explain_interactions`` frame of several outputs: the
+            output to show, by name (``None`` means the first). Otherwise
+            the output the values are of, named in the title.
         ax : matplotlib.axes.Axes, default=None
             The axes to draw on; ``None`` creates a figure.
+        diagonal : bool, default=True
+            Draw the diagonal (the main effects); see :meth:`plot`.
 
         Returns
         -------
@@ -147,6 +184,10 @@ class InteractionDisplay:
             The drawn display.
         """
         _style.require_matplotlib("InteractionDisplay.from_values")
+        if isinstance(interactions, pd.DataFrame) and interactions.index.nlevels == 2:
+            interactions, names, name = interaction_values(interactions, output)
+            output = output if name is None else name  # a one-output frame
+            feature_names = names if feature_names is None else feature_names
         if isinstance(interactions, pd.DataFrame) and feature_names is None:
             feature_names = list(interactions.columns)
         try:
@@ -175,4 +216,39 @@ class InteractionDisplay:
                 f"feature_names has {len(names)} names for {n_features} features."
             )
         frame = pd.DataFrame(values, index=names, columns=names)
-        return cls(frame, colorbar_label=label).plot(ax)
+        display = cls(frame, colorbar_label=label, output=output)
+        return display.plot(ax, diagonal=diagonal)
+
+    @classmethod
+    def from_explainer(
+        cls, explainer, X, *, output=None, ax=None, diagonal: bool = True
+    ):
+        """Explain the interactions in ``X`` and draw their mean magnitude.
+
+        Parameters
+        ----------
+        explainer : fitted explainer
+            A fitted explainer whose ``supports_interactions`` is true, such
+            as :class:`~skshapley.TreeExplainer`; its
+            ``explain_interactions(X)`` gives the values.
+        X : array-like or pandas.DataFrame of shape (n_samples, n_features)
+            The rows to explain.
+        output : object, default=None
+            For a model with several outputs: the output to show, by name;
+            ``None`` means the first.
+        ax : matplotlib.axes.Axes, default=None
+            The axes to draw on; ``None`` creates a figure.
+        diagonal : bool, default=True
+            Draw the diagonal (the main effects); see :meth:`plot`.
+
+        Returns
+        -------
+        display : InteractionDisplay
+            The drawn display: cell ``(i, j)`` is the mean over the rows of
+            ``|interaction value|`` (shap's convention: the diagonal holds
+            the main effects, the other cells half the interaction index).
+        """
+        _style.require_matplotlib("InteractionDisplay.from_explainer")
+        output = first_output(explainer, output)
+        frame = explainer.explain_interactions(X, output=output)
+        return cls.from_values(frame, output=output, ax=ax, diagonal=diagonal)

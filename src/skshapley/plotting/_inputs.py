@@ -118,6 +118,17 @@ def about_output(explainer, output) -> dict:
     return {"output": output, "raw_output": getattr(explainer, "raw_output_", None)}
 
 
+def first_output(explainer, output):
+    """The output a display of one output shows: ``output``, else the first.
+
+    ``None`` for a single-output explainer (once ``output`` is checked to
+    name it): its frames have plain feature columns.
+    """
+    output = about_output(explainer, output)["output"]
+    names = list(getattr(explainer, "output_names_", ()))
+    return names[0] if output is None and len(names) > 1 else output
+
+
 def feature_frame(X, phi: pd.DataFrame) -> pd.DataFrame:
     """The explained rows ``X`` as a DataFrame with string column names.
 
@@ -210,3 +221,38 @@ def codes(column: pd.Series) -> tuple[np.ndarray, list]:
     values = categorical.cat.codes.to_numpy(dtype=np.float64)
     values[values < 0] = np.nan
     return values, [str(category) for category in categorical.cat.categories]
+
+
+def interaction_values(interactions, output=None) -> tuple[np.ndarray, list, object]:
+    """An ``explain_interactions`` frame as one output's matrices per row.
+
+    Returns the array of shape (n_samples, n_players, n_players), the
+    players' names (strings) and the output's name (``None`` for one
+    output). ``output`` chooses among ``(output, player)`` columns (the
+    first by default); it is ignored when the columns are players.
+    """
+    if not isinstance(interactions, pd.DataFrame) or interactions.index.nlevels != 2:
+        raise ValueError(
+            "interactions must be the DataFrame an explainer's "
+            "explain_interactions returns: rows (row, feature), one column per "
+            f"feature; got {type(interactions).__name__}."
+        )
+    if outputs_of(interactions.columns) is None:
+        output = None
+    frame, name = select_output(interactions, output)
+    players = list(frame.columns)
+    n_players = len(players)
+    features = [str(f) for f in interactions.index.get_level_values(1)[:n_players]]
+    if n_players == 0 or len(frame) % n_players or features != players:
+        raise ValueError(
+            "interactions must have one row per (row, feature) pair, features in "
+            f"the order of its columns; got {len(frame)} rows for {n_players} "
+            "features."
+        )
+    try:
+        values = frame.to_numpy(dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("interactions must hold numbers.") from exc
+    if not np.isfinite(values).all():
+        raise ValueError("interactions contains NaN or infinity.")
+    return values.reshape(-1, n_players, n_players), players, name

@@ -18,6 +18,8 @@ NEGATIVE = "#1f88e5"
 # Magnitudes (mean |φ|) and points without a feature value.
 NEUTRAL = "#c3ccd6"
 MISSING = "#a9a9a9"
+# Cells left blank on purpose (a heatmap's diagonal).
+BLANK = "#eeeeee"
 # Reference lines (zero, base value, connectors) and secondary text.
 GUIDE = "#7a7a7a"
 MUTED = "#555555"

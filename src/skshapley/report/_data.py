@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._input import as_pandas
 from .._outputs import output_position
 
 # Rows drawn in the beeswarm and dependence plots: beyond this, a seeded
@@ -123,6 +124,47 @@ def plotted_rows(n_samples: int, limit: int = MAX_PLOTTED_ROWS) -> np.ndarray:
         return np.arange(n_samples)
     rng = np.random.default_rng(0)
     return np.sort(rng.choice(n_samples, size=limit, replace=False))
+
+
+def plotted_interactions(explainer, X, ex: Explanation) -> pd.DataFrame:
+    """``explain_interactions`` of the plotted rows, for the chosen output.
+
+    The plotted rows are every row up to :data:`MAX_PLOTTED_ROWS`: an
+    interaction frame has ``n_players`` times as many values as ``phi``.
+    """
+    if len(ex.plotted) < ex.n_samples:
+        X = as_pandas(X)
+        if isinstance(X, pd.DataFrame):
+            X = X.iloc[ex.plotted]
+        else:
+            X = (X.tocsr() if sp.issparse(X) else np.asarray(X))[ex.plotted]
+    output = ex.output if len(ex.output_names) > 1 else None
+    return explainer.explain_interactions(X, output=output)
+
+
+def strongest_pairs(interactions: pd.DataFrame) -> pd.DataFrame:
+    """Pairs of players by the mean |Shapley interaction index| over the rows.
+
+    The index of a pair is twice its off-diagonal entry in shap's
+    convention. One row per pair ``feature`` < ``other`` (by position),
+    strongest first (ties keep that order); columns ``feature``, ``other``,
+    ``mean_abs`` and ``mean`` (the signed mean).
+    """
+    # Here, not at the top: importing skshapley imports no plotting module.
+    from ..plotting._inputs import interaction_values
+
+    values, players, _ = interaction_values(interactions)
+    first, second = np.triu_indices(len(players), k=1)
+    index = 2.0 * values[:, first, second]
+    table = pd.DataFrame(
+        {
+            "feature": [players[j] for j in first],
+            "other": [players[k] for k in second],
+            "mean_abs": np.abs(index).mean(axis=0),
+            "mean": index.mean(axis=0),
+        }
+    )
+    return table.sort_values("mean_abs", ascending=False, kind="stable")
 
 
 def representative_rows(raw: np.ndarray) -> list[tuple[str, int]]:

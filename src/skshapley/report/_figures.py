@@ -77,6 +77,44 @@ def importance(ex, max_display: int) -> Markup:
         return png(figure, "Mean absolute Shapley value per feature", dpi=DPI)
 
 
+def output_importance(ex, max_display: int) -> Markup:
+    """Mean |φ| per feature, stacked by output (several outputs only)."""
+    from ..plotting import OutputImportanceDisplay
+
+    n_rows = min(ex.phi_out.shape[1], max_display)
+    # Wider than the one-output bars: its axis label runs under the legend.
+    with _canvas(7.2, _rows_height(n_rows)) as (figure, ax):
+        OutputImportanceDisplay.from_values(
+            ex.phi, max_display=max_display, ax=ax, raw_output=ex.raw_output
+        )
+        return png(
+            figure, "Mean absolute Shapley value per feature and output", dpi=DPI
+        )
+
+
+def interaction_heatmap(ex, interactions, features: list) -> Markup:
+    """Mean |interaction value| of ``features`` off the diagonal.
+
+    The main effects (the diagonal, in shap's convention) are left blank:
+    they would set the colour scale and wash out the interactions.
+    """
+    from ..plotting import InteractionDisplay
+    from ..plotting._inputs import interaction_values
+
+    values, players, _ = interaction_values(interactions)
+    chosen = [players.index(name) for name in features]
+    side = min(max(0.42 * len(features) + 2.2, 3.6), 9.0)
+    with _canvas(side + 1.2, side) as (figure, ax):
+        InteractionDisplay.from_values(
+            values[:, chosen][:, :, chosen],
+            feature_names=features,
+            output=_output_kwargs(ex).get("output"),
+            ax=ax,
+            diagonal=False,
+        )
+        return png(figure, "Mean absolute Shapley interaction values", dpi=DPI)
+
+
 def beeswarm(ex, max_display: int) -> Markup:
     """One dot per row and feature, coloured by the feature's value."""
     from ..plotting import BeeswarmDisplay
@@ -93,8 +131,11 @@ def beeswarm(ex, max_display: int) -> Markup:
         return png(figure, "Shapley values of every row, by feature", dpi=DPI)
 
 
-def dependence(ex, feature) -> Markup:
-    """A feature's Shapley value against its value."""
+def dependence(ex, feature, interactions=None) -> Markup:
+    """A feature's Shapley value against its value.
+
+    ``interactions`` (of the plotted rows) choose the colouring feature.
+    """
     from ..plotting import DependenceDisplay
 
     with _canvas(5.6, 3.9) as (figure, ax):
@@ -103,6 +144,7 @@ def dependence(ex, feature) -> Markup:
             ex.features.iloc[ex.plotted],
             feature,
             ax=ax,
+            interactions=interactions,
             **_output_kwargs(ex),
         )
         return png(figure, f"Dependence plot of {feature}", dpi=DPI)

@@ -13,9 +13,12 @@ from .._files import atomic_write
 from .._importance import importance
 from .._optional import require_matplotlib
 from . import _sections
-from ._data import explained
+from ._data import explained, plotted_interactions, strongest_pairs
 from ._html import Markup, element, join, void
 from ._style import CSS
+
+# Rows of the table of strongest interaction pairs.
+_PAIRS_SHOWN = 10
 
 _VERSIONED = ("skshapley", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib")
 
@@ -29,6 +32,7 @@ def report(
     top_k: int = 4,
     max_display: int = 20,
     output=None,
+    interactions: bool = False,
     progress=None,
 ) -> Path:
     """Explain ``X`` and write a self-contained HTML report of the attributions.
@@ -42,10 +46,14 @@ def report(
       rows, the efficiency residual ``max |Σφ + base value − f(x)|``
       (absolute and relative to ``max |f(x)|``) and the time ``explain``
       took;
-    * ``importance``: :func:`skshapley.importance`'s table, top rows;
+    * ``importance``: :func:`skshapley.importance`'s table, top rows; for
+      several outputs also every output's mean ``|φ|`` in one chart;
     * ``global``: the importance bars and the beeswarm;
     * ``dependence``: dependence plots of the ``top_k`` most important
       features;
+    * ``interactions`` (only with ``interactions=True``): the pairs of
+      features with the largest mean absolute Shapley interaction index, as
+      a table, and a heatmap of mean absolute interaction values;
     * ``waterfalls``: the rows with the highest, median and lowest raw
       prediction, one waterfall each;
     * ``about``: what the numbers mean, package versions and the date.
@@ -74,6 +82,12 @@ def report(
         For models with several outputs (classes, targets): the output the
         tables and figures are about, by name; ``None`` is the first. The
         efficiency residual covers every output.
+    interactions : bool, default=False
+        Add the ``interactions`` section, from the explainer's
+        ``explain_interactions`` on the rows the plots draw (every row up to
+        5,000, else a seeded sample of 5,000); the dependence plots are then
+        coloured by each feature's strongest interaction. Needs an explainer
+        whose ``supports_interactions`` is true.
     progress : callable, default=None
         Passed to ``explainer.explain(X, progress=progress)``: called as
         ``progress(n_done, n_total)`` after each chunk of rows (the
@@ -88,6 +102,8 @@ def report(
     ------
     ImportError
         If matplotlib (the ``plot`` extra) is not installed.
+    NotImplementedError
+        If ``interactions=True`` and the explainer has no interaction values.
 
     See Also
     --------
@@ -112,6 +128,10 @@ def report(
     _check_count("max_display", max_display, minimum=1)
     if title is not None and not isinstance(title, str):
         raise TypeError(f"title must be a str or None, got {type(title).__name__}.")
+    if not isinstance(interactions, bool):
+        raise TypeError(
+            f"interactions must be a bool, got {type(interactions).__name__}."
+        )
     if progress is not None and not callable(progress):
         raise TypeError(
             f"progress must be a callable or None, got {type(progress).__name__}."
@@ -120,7 +140,7 @@ def report(
     require_matplotlib("skshapley.report")
     return write_report(
         explainer, X, path, title=title, top_k=top_k, max_display=max_display,
-        output=output, progress=progress,
+        output=output, interactions=interactions, progress=progress,
     )  # fmt: skip
 
 
@@ -134,13 +154,22 @@ def write_report(
     max_display: int,
     output,
     progress,
+    interactions: bool = False,
     option: str = "output=",
+    notes=(),
 ) -> Path:
     """:func:`report`, its arguments checked; ``option`` chooses an output.
 
     The report tells readers of a model with several outputs to choose one
-    with ``option`` (the command passes its ``--output NAME``).
+    with ``option`` (the command passes its ``--output NAME``). ``notes``
+    are more ``(term, text)`` items for the ``about`` section.
     """
+    if interactions and not getattr(explainer, "supports_interactions", False):
+        raise NotImplementedError(
+            f"{type(explainer).__name__} has no interaction values: a report "
+            "with interactions=True needs an explainer whose "
+            "supports_interactions is true."
+        )
     ex = explained(explainer, X, output, progress)
     table = importance(ex.phi_out)
     facts = explainer.describe()
@@ -154,18 +183,27 @@ def write_report(
         for name in table.index
         if name in ex.known and ex.features[name].notna().any()
     ]
-    sections = [
-        _sections.summary(
+    frame = plotted_interactions(explainer, X, ex) if interactions else None
+    sections = {
+        "summary": _sections.summary(
             facts, ex, output_note=_sections.output_note(ex, output is not None, option)
         ),
-        _sections.importance(table, ex, max_display),
-        _sections.global_(ex, max_display),
-        _sections.dependence(ex, plottable[:top_k], top_k),
-        _sections.waterfalls(ex),
-        _sections.about(
-            explainer, ex, versions, generated.strftime("%Y-%m-%d %H:%M %Z")
-        ),
-    ]
+        "importance": _sections.importance(table, ex, max_display),
+        "global": _sections.global_(ex, max_display),
+        "dependence": _sections.dependence(ex, plottable[:top_k], top_k, frame),
+    }
+    if frame is not None:
+        sections["interactions"] = _sections.interactions(
+            ex,
+            strongest_pairs(frame),
+            frame,
+            [str(name) for name in table.index[:max_display]],
+            n_pairs=_PAIRS_SHOWN,
+        )
+    sections["waterfalls"] = _sections.waterfalls(ex)
+    sections["about"] = _sections.about(
+        explainer, ex, versions, generated.strftime("%Y-%m-%d %H:%M %Z"), notes
+    )
     subtitle = [
         facts["explainer"],
         f"{ex.n_samples:,} rows",
@@ -181,11 +219,15 @@ def write_report(
     return path
 
 
-def _page(title: str, subtitle: list, sections: list, skshapley_version: str) -> str:
-    """The whole document."""
+def _page(title: str, subtitle: list, sections: dict, skshapley_version: str) -> str:
+    """The whole document; ``sections`` maps the ids of those shown to markup."""
     toc = element(
         "nav",
-        *(element("a", name, href=f"#{key}") for key, name in _sections.SECTIONS),
+        *(
+            element("a", name, href=f"#{key}")
+            for key, name in _sections.SECTIONS
+            if key in sections
+        ),
         class_="toc",
         aria_label="Sections",
     )
@@ -218,7 +260,8 @@ def _page(title: str, subtitle: list, sections: list, skshapley_version: str) ->
             class_="wrap",
         ),
     )
-    body = element("body", header, element("main", *sections, class_="wrap"), footer)
+    main = element("main", *sections.values(), class_="wrap")
+    body = element("body", header, main, footer)
     return "<!doctype html>\n" + element("html", join([head, body]), lang="en") + "\n"
 
 

@@ -18,11 +18,13 @@ from ._html import (
 )
 
 # (id, title) of every section, in order; the ids are the report's API.
+# "interactions" is there only when asked for.
 SECTIONS = (
     ("summary", "Summary"),
     ("importance", "Feature importance"),
     ("global", "Global picture"),
     ("dependence", "Dependence"),
+    ("interactions", "Interactions"),
     ("waterfalls", "Single predictions"),
     ("about", "About these numbers"),
 )
@@ -193,7 +195,22 @@ def importance(table_, ex, max_display: int) -> Markup:
     body = table(
         header, rows, columns=columns, row_classes=classes, class_="importance"
     )
-    return section("importance", lead, body)
+    if len(ex.output_names) == 1:
+        return section("importance", lead, body)
+    overview = element(
+        "p",
+        f"Every output at once: each bar stacks the mean |φ| of a feature for "
+        f"each of the {len(ex.output_names)} outputs, longest total on top.",
+        class_="lead",
+    )
+    figure = _figure(_figures.output_importance(ex, max_display), None)
+    return section(
+        "importance",
+        lead,
+        body,
+        overview,
+        element("div", figure, class_="figures one"),
+    )
 
 
 def _sign_class(value: float) -> str | None:
@@ -219,8 +236,11 @@ def global_(ex, max_display: int) -> Markup:
     return section("global", lead, figures)
 
 
-def dependence(ex, features, top_k: int) -> Markup:
-    """A dependence plot for each of ``features``."""
+def dependence(ex, features, top_k: int, interactions=None) -> Markup:
+    """A dependence plot for each of ``features``.
+
+    ``interactions`` (of the plotted rows) choose each plot's colours.
+    """
     unplotted = [str(name) for name in ex.phi_out.columns if name not in ex.known]
     why_not = (
         " Players that are not columns of X have no values to plot against: "
@@ -241,11 +261,73 @@ def dependence(ex, features, top_k: int) -> Markup:
         f"The {len(features)} feature{'s' if len(features) > 1 else ''} with the "
         "largest mean |φ|. Each dot is a row: across, the feature's value; up, "
         "its Shapley value. Colour shows the feature it interacts with most "
-        "strongly (estimated from the values themselves)." + _sampled(ex) + why_not,
+        "strongly ("
+        + (
+            "estimated from the values themselves"
+            if interactions is None
+            else "the largest mean |Shapley interaction value|"
+        )
+        + ")."
+        + _sampled(ex)
+        + why_not,
         class_="lead",
     )
-    figures = (_figure(_figures.dependence(ex, name), None) for name in features)
+    figures = (
+        _figure(_figures.dependence(ex, name, interactions), None) for name in features
+    )
     return section("dependence", lead, element("div", *figures, class_="figures two"))
+
+
+def interactions(ex, pairs, frame, heatmap_features: list, n_pairs: int) -> Markup:
+    """The strongest pairs (``strongest_pairs``) as a table, and a heatmap.
+
+    ``frame`` is ``explain_interactions`` of the plotted rows; the heatmap
+    shows ``heatmap_features``.
+    """
+    if pairs.empty:
+        return section(
+            "interactions", element("p", "One feature: no pairs.", class_="note")
+        )
+    n_rows = len(frame) // frame.shape[1]
+    lead = element(
+        "p",
+        "The Shapley interaction index of two features is the part of the "
+        "prediction that they make together, beyond what each makes alone; "
+        "each feature's Shapley value holds half of each of its interactions. "
+        f"The strongest pairs by mean |interaction index| over {n_rows:,} rows"
+        + (
+            f" (a random sample of the {ex.n_samples:,})"
+            if n_rows < ex.n_samples
+            else ""
+        )
+        + ". The heatmap shows the mean |interaction value| of pairs of the "
+        "most important features: half the index, as shap writes it (the "
+        "diagonal, each feature's main effect, is left blank).",
+        class_="lead",
+    )
+    top = pairs.iloc[:n_pairs]
+    mean_abs, means = format_column(top["mean_abs"]), format_column(top["mean"])
+    largest = float(top["mean_abs"].max()) or 1.0
+    rows = [
+        [
+            str(rank),
+            str(row.feature),
+            str(row.other),
+            mean_abs[rank - 1],
+            bar(row.mean_abs / largest),
+            element("span", means[rank - 1], class_=_sign_class(row.mean)),
+        ]
+        for rank, row in enumerate(top.itertuples(index=False), start=1)
+    ]
+    header = ["Rank", "Feature", "With", "Mean |index|", "", "Mean index"]
+    columns = {0: "num", 1: "feature", 2: "feature", 3: "num", 4: "share", 5: "num"}
+    body = element(
+        "div", table(header, rows, columns=columns, class_="importance"), id="pairs"
+    )
+    heatmap = _figure(_figures.interaction_heatmap(ex, frame, heatmap_features), None)
+    return section(
+        "interactions", lead, body, element("div", heatmap, class_="figures one")
+    )
 
 
 def waterfalls(ex) -> Markup:
@@ -275,8 +357,12 @@ def waterfalls(ex) -> Markup:
     return section("waterfalls", lead, grid)
 
 
-def about(explainer, ex, versions: dict, generated: str) -> Markup:
-    """What the numbers mean, in plain words; versions and date."""
+def about(explainer, ex, versions: dict, generated: str, notes=()) -> Markup:
+    """What the numbers mean, in plain words; versions and date.
+
+    ``notes`` are more ``(term, text)`` items, such as how the background
+    data was sampled.
+    """
     # The product-game explainers say what their base value is.
     meaning = explainer.base_value_meaning
     base = meaning or "the model's expected raw output when no feature is known, v(∅)."
@@ -310,6 +396,7 @@ def about(explainer, ex, versions: dict, generated: str) -> Markup:
             f"The base value {format_number(ex.base_value)}{which} is {base}",
         ),
         ("Units", _units(ex.raw_output)),
+        *notes,
     ]
     if meaning:
         items.append(

@@ -92,6 +92,7 @@ table.importance th:first-child, table.importance td:first-child { padding-left:
 .figures { display: grid; gap: 20px; margin-top: 16px; }
 .figures.two { grid-template-columns: repeat(auto-fit, minmax(440px, 1fr)); }
 .figures.three { grid-template-columns: repeat(auto-fit, minmax(330px, 1fr)); }
+.figures.one { grid-template-columns: minmax(0, 720px); }
 figure {
   margin: 0; padding: 10px 10px 8px; border: 1px solid var(--line);
   border-radius: 8px; break-inside: avoid;
