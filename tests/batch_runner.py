@@ -23,9 +23,18 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from limited import run_limited
+from limited import CPU_LIMIT_SECONDS, run_limited
 
 _TESTS = str(Path(__file__).parent)
+
+# A batch process's CPU budget grows with its files (thousands of small
+# ones): a fixed budget made the fuzz suites fail on a loaded machine, where
+# each file costs more CPU time. Hangs are caught per file instead, by the
+# jobs' own per-file limits.
+_CPU_SECONDS_PER_FILE = 0.1
+
+# Each file the command explains gets this many CPU seconds.
+_EXPLAIN_CPU_SECONDS = 10
 
 
 def run_batch(job: str, files, data, folder) -> list[dict]:
@@ -45,8 +54,12 @@ def run_batch(job: str, files, data, folder) -> list[dict]:
     )
     done: list[dict] = []
     while len(done) < len(files):
+        left = len(files) - len(done)
         status, _, stderr = run_limited(
-            [manifest, data, results, len(done)], cwd=folder, code=code
+            [manifest, data, results, len(done)],
+            cwd=folder,
+            code=code,
+            cpu_seconds=CPU_LIMIT_SECONDS + int(_CPU_SECONDS_PER_FILE * left),
         )
         done = [json.loads(line) for line in results.read_text().splitlines()]
         if len(done) < len(files):  # the process died on file len(done)
@@ -111,7 +124,7 @@ def explain(manifest, data, results, start) -> None:
         made.clear()
         return record
 
-    _record_each(manifest, results, start, record_of)
+    _record_each(manifest, results, start, record_of, cpu_seconds=_EXPLAIN_CPU_SECONDS)
 
 
 def _sums(table) -> dict:

@@ -192,3 +192,47 @@ def test_interactions_of_groups_and_outputs():
             model.decision_function, rows[r], background, players
         )
         np.testing.assert_allclose(matrices[r], expected, rtol=0, atol=RTOL * scale)
+
+
+def interaction_matrices(model, background, rows, n_jobs=1):
+    explainer = TreeExplainer(
+        model, feature_perturbation="interventional", n_jobs=n_jobs
+    )
+    return explainer.fit(background).explain_interactions(rows).to_numpy()
+
+
+@pytest.mark.parametrize(
+    ("table_bits", "block", "n_jobs"),
+    [(-1, 512, 1), (3, 512, 1), (14, 3, 1), (14, 512, 2)],
+    ids=["distinct-masks", "mixed", "blocks-of-3", "threads"],
+)
+def test_interaction_paths_give_the_same_bits(monkeypatch, table_bits, block, n_jobs):
+    # Counts of the 2**D masks, sorted distinct masks with their counts: the
+    # same masks, weights and order, so the same bits, for any blocks and threads.
+    model, X = forest_and_data()
+    background, rows = X[:60], X[100:120]
+    counted = interaction_matrices(model, background, rows)  # every leaf counted
+    monkeypatch.setattr(_interventional, "_MAX_TABLE_BITS", table_bits)
+    monkeypatch.setattr(_interventional, "_BLOCK_ROWS", block)
+    other = interaction_matrices(model, background, rows, n_jobs)
+    np.testing.assert_array_equal(other, counted)
+
+
+@pytest.mark.parametrize("table_bits", [14, -1], ids=["counts", "distinct-masks"])
+def test_repeated_background_rows_weigh_by_their_count(monkeypatch, table_bits):
+    # Background rows repeated 1, 2 and 3 times: each distinct failure mask
+    # is summed once, weighted by its count, as the brute-force index of the
+    # game averaged over every background row (repeats included) says.
+    monkeypatch.setattr(_interventional, "_MAX_TABLE_BITS", table_bits)
+    X, y = make_regression(200, 5, n_informative=5, random_state=2)
+    model = RandomForestRegressor(n_estimators=3, max_depth=5, random_state=0)
+    model.fit(X, y)
+    background = np.repeat(X[:12], np.tile([1, 2, 3], 4), axis=0)
+    rows = X[100:102]
+    matrices = interaction_matrices(model, background, rows)
+    scale = np.abs(model.predict(background)).max()
+    for r in range(len(rows)):
+        expected = interventional_interactions(model.predict, rows[r], background)
+        np.testing.assert_allclose(
+            matrices[5 * r : 5 * r + 5], expected[0], rtol=0, atol=RTOL * scale
+        )

@@ -26,7 +26,10 @@ _TABLE_BUDGET_BYTES = 2**28
 # Leaves with at most this many distinct players on their path keep tables
 # of their D gains for each of the 2**D masks a row may have (D * 2**D
 # doubles, built in O(2**D D**2)); deeper
-# paths keep the background's failure masks and count them for each row.
+# paths keep the background's distinct failure masks and their counts.
+# For interactions, tables hold the counts of the 2**D masks (2**D doubles):
+# a row visits the subsets of its mask. Sorting the masks of the many leaves
+# of a deep forest instead would cost more than it saves.
 _MAX_TABLE_BITS = 14
 
 # Rows walked together: a leaf's table serves the whole block while it is in
@@ -41,7 +44,8 @@ class _Plan:
 
     ``offset`` (per node) points into a batch's tables (doubles) for the
     ``tabulated`` leaves and into its masks (64-bit words) for the others;
-    ``batches`` are ``(first tree, end tree, first table, end table,
+    the tables hold gains if ``gains`` (Shapley values), else counts
+    (interactions); ``batches`` are ``(first tree, end tree, first table, end table,
     first mask, end mask)``.
     """
 
@@ -49,6 +53,7 @@ class _Plan:
     tabulated: np.ndarray
     table_bits: int
     batches: list
+    gains: bool
 
 
 @dataclass
@@ -103,7 +108,7 @@ class Background:
             beta = beta_function(sizes[:, None], sizes[None, :])
         # Exactly symmetric, as B is: every kernel reads one of B(a, b), B(b, a).
         self._beta = np.triu(beta) + np.triu(beta, 1).T
-        self._plan = self._planned(_MAX_TABLE_BITS)
+        self._plan = self._planned(_MAX_TABLE_BITS, gains=True)
         self._kept = None
         if len(self._plan.batches) == 1:
             self._kept = self._built(self._plan, self._plan.batches[0], n_threads)
@@ -125,9 +130,9 @@ class Background:
 
         ``out`` has shape (n_samples, n_outputs, n_players, n_players) and
         is zero. Every leaf's pairs are summed over its background rows'
-        failure masks.
+        distinct failure masks, weighted by their counts.
         """
-        self._explain(self._planned(-1), X, out, n_threads)
+        self._explain(self._planned(_MAX_TABLE_BITS, gains=False), X, out, n_threads)
 
     def _explain(self, plan: _Plan, X: np.ndarray, out: np.ndarray, n_threads: int):
         """Add the rows' values (or, for 4-d ``out``, interactions) to ``out``."""
@@ -191,18 +196,25 @@ class Background:
         paths.build(
             first_tree, end_tree, self._background, plan.offset, plan.tabulated,
             built.tables, built.masks, first_table, first_mask, plan.table_bits,
-            self._fitting_block(paths, _BLOCK_ROWS), n_threads, out_of_memory,
+            plan.gains, self._fitting_block(paths, _BLOCK_ROWS), n_threads,
+            out_of_memory,
         )  # fmt: skip
         _check_memory(out_of_memory)
         return built
 
-    def _planned(self, table_bits: int) -> _Plan:
-        """Tables for the leaves with at most ``table_bits`` players, in batches."""
+    def _planned(self, table_bits: int, gains: bool) -> _Plan:
+        """Tables for the leaves with at most ``table_bits`` players, in batches.
+
+        The tables hold gains if ``gains``, else counts.
+        """
         n_bits = self._bit[self._leaves]
         tabulated = n_bits <= table_bits
         shift = np.where(tabulated, n_bits, 0)
-        table_size = np.where(tabulated, np.maximum(shift, 1) << shift, 0)
-        mask_size = np.where(tabulated, 0, self.n_background * self._words)
+        # D gains for each of 2**D masks, or one count.
+        per_mask = np.maximum(shift, 1) if gains else 1
+        table_size = np.where(tabulated, per_mask << shift, 0)
+        # The number of distinct masks, the masks, their counts.
+        mask_size = np.where(tabulated, 0, 1 + self.n_background * (self._words + 1))
         table_end = np.cumsum(table_size)
         mask_end = np.cumsum(mask_size)
         offset = np.zeros(len(self._bit), dtype=np.intp)
@@ -228,7 +240,7 @@ class Background:
             size += tree_bytes
         batches.append(span(first, len(table_at) - 1))
         bits = int(n_bits[tabulated].max()) if tabulated.any() else -1
-        return _Plan(offset, is_tabulated, bits, batches)
+        return _Plan(offset, is_tabulated, bits, batches, gains)
 
     def _path_bits(self, players_start: np.ndarray, players: np.ndarray) -> int:
         """Number the paths' players (see ``path_bits``); the deepest depth."""

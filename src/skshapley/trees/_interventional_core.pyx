@@ -22,10 +22,17 @@ a product game with 0/1 factors; it is zero unless ``c ⊆ A``, and then, with
 A leaf with few players keeps the three tables over all 2**D subsets
 (built from the background once, by a ranked zeta transform), so that a row
 costs O(D) per leaf; a leaf with more players keeps its background rows'
-failure masks (multi-word bitsets, any depth) and counts ``R`` for each row.
-Both paths compute the sums above from the same exact integer counts in the
-same order, so their values are bit-identical. Values are summed over the
-background, not averaged: the caller divides by its size once.
+distinct failure masks (multi-word bitsets, any depth, sorted) with their
+counts and counts ``R`` for each row. Both paths compute the sums above from
+the same exact integer counts in the same order, so their values are
+bit-identical. Values are summed over the background, not averaged: the
+caller divides by its size once.
+
+Interaction values sum closed-form terms over the masks ``c ⊆ A`` (see
+:func:`_add_pair_terms`), each distinct mask once, weighted by its count:
+from a leaf's count of each of its 2**D masks where it has tables (as for
+Shapley values), else from its sorted distinct masks. Both visit the same
+masks in increasing order, so their values are bit-identical too.
 
 Rows are routed by the models' own rule (``_routing.pxd``). A depth-first
 walk of a tree carries the masks of a block of rows (or background rows)
@@ -36,7 +43,7 @@ table (or masks) serves the whole block while it is in cache.
 from cython.parallel cimport parallel, prange
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memmove, memset
 
 from ._routing cimport Routing, goes_left
 
@@ -98,10 +105,12 @@ cdef struct _Store:
     const Py_ssize_t *offset        # per leaf: into tables or masks
     const unsigned char *tabulated  # per leaf: 1 tables, 0 masks
     double *tables                  # per leaf: D gains for each of 2**D masks
-    uint64_t *masks                 # (n_background, words) per leaf
+                                    # (or, unless `gains`, the masks' counts)
+    uint64_t *masks                 # per leaf: see _sort_and_count
     Py_ssize_t table_base           # offsets of the batch's first leaf
     Py_ssize_t mask_base
     Py_ssize_t n_background
+    bint gains                      # tabulate the counts (Shapley values)
 
 
 # What a walk does at the leaves.
@@ -143,7 +152,7 @@ cdef Py_ssize_t _layout(
     used += levels * 8
     walk.gain = <double *> (state + used)
     used += (D + 1) * 8
-    # _mask_gains needs (D + 2)(D + 1) doubles, _pair_terms D * D + 2 D.
+    # _mask_gains needs (D + 2)(D + 1) doubles, _pair_terms D * D + 2 D + 2.
     walk.R = <double *> (state + used)
     used += ((D + 2) * (D + 1) + D * D) * 8
     walk.row_mask = <uint64_t *> (state + used)
@@ -301,11 +310,12 @@ cdef inline bint _has(const uint64_t *mask, Py_ssize_t b) noexcept nogil:
 
 
 cdef void _mask_gains(
-    const _Paths *paths, const uint64_t *masks, Py_ssize_t n_background,
+    const _Paths *paths, const uint64_t *kept, Py_ssize_t n_background,
     Py_ssize_t D, const uint64_t *A, double *gain, double *R,
 ) noexcept nogil:
     """A leaf's gains for one row (see :func:`_tabulate`), from its masks.
 
+    ``kept`` is the leaf's distinct masks and counts (:func:`_sort_and_count`).
     ``R`` is scratch of (D + 2) * (D + 1) doubles: ``R(A, k)``, then per
     player j the counts of masks holding j, then ``R(A \\ {j}, k)``. The
     sums are those of the tables, from the same exact counts.
@@ -314,22 +324,25 @@ cdef void _mask_gains(
     cdef Py_ssize_t width = D + 1
     cdef double *with_player = R + width
     cdef double *without = with_player + D * width
+    cdef const uint64_t *masks = kept + 1
+    cdef const uint64_t *count = masks + n_background * words
     cdef const uint64_t *c
     cdef uint64_t bits
-    cdef double positive, negative
+    cdef double positive, negative, weight
     memset(R, 0, (D + 1) * width * sizeof(double))
-    for z in range(n_background):
+    for z in range(<Py_ssize_t> kept[0]):
         c = masks + z * words
         if not _subset(c, A, words):
             continue
+        weight = <double> count[z]
         k = 0
         for w in range(words):
             k += sks_popcount(c[w])
-        R[k] += 1.0
+        R[k] += weight
         for w in range(words):
             bits = c[w]
             while bits:
-                with_player[(w * 64 + sks_lowest_bit(bits)) * width + k] += 1.0
+                with_player[(w * 64 + sks_lowest_bit(bits)) * width + k] += weight
                 bits &= bits - 1
     n = _count_bits(A, D)
     negative = _ranked_sum(paths, R, 0, n, 1, D - n)
@@ -411,7 +424,7 @@ cdef void _serve_leaf(
             for r in range(n):
                 table[masks[r]] += 1.0
         else:
-            kept += walk.first * words
+            kept += 1 + walk.first * words
             for r in range(n):
                 for w in range(words):
                     kept[r * words + w] = masks[w * n + r]
@@ -421,9 +434,15 @@ cdef void _serve_leaf(
     if walk.task == _INTERACTIONS:
         row_size *= paths.n_players
     phi = walk.out + walk.first * row_size
-    if table != NULL:  # (interactions keep masks at every leaf)
+    if table != NULL and walk.task == _SHAPLEY:
         for r in range(n):
             _add_gains(paths, tree, leaf, table + (masks[r] & low) * D, phi)
+            phi += row_size
+        return
+    if table != NULL:
+        for r in range(n):
+            if _counted_pair_terms(paths, table, D, masks[r] & low, walk.gain, walk.R):
+                _add_pairs(paths, tree, leaf, walk.gain, walk.R, phi)
             phi += row_size
         return
     for r in range(n):
@@ -434,60 +453,63 @@ cdef void _serve_leaf(
                 paths, kept, store.n_background, D, walk.row_mask, walk.gain, walk.R
             )
             _add_gains(paths, tree, leaf, walk.gain, phi)
-        else:
-            _pair_terms(
-                paths, kept, store.n_background, D, walk.row_mask, walk.gain, walk.R
-            )
+        elif _pair_terms(
+            paths, kept, store.n_background, D, walk.row_mask, walk.gain, walk.R
+        ):
             _add_pairs(paths, tree, leaf, walk.gain, walk.R, phi)
         phi += row_size
 
 
-cdef void _pair_terms(
-    const _Paths *paths, const uint64_t *masks, Py_ssize_t n_background,
-    Py_ssize_t D, const uint64_t *A, double *gain, double *pair,
+cdef inline void _add_pair_terms(
+    const _Paths *paths, const uint64_t *c, Py_ssize_t words, double weight,
+    Py_ssize_t nb, Py_ssize_t D, double *gain, double *pair,
 ) noexcept nogil:
-    """A leaf's Shapley values and interaction indices per unit of leaf value.
+    """Add ``weight`` background rows of failure mask ``c`` (⊆ A) to a leaf's terms.
 
-    Summed over the background rows with ``c ⊆ A`` in closed form: for
-    players j, k outside A, ``B(na + 1, nb - 1)``; j outside A and k in c,
-    ``-B(na, nb)``; both in c, ``B(na - 1, nb + 1)``. ``pair`` is (D, D),
-    filled above the diagonal.
+    In closed form: for players j, k outside A, ``B(na + 1, nb - 1)``; j
+    outside A and k in c, ``-B(na, nb)``; both in c, ``B(na - 1, nb + 1)``.
+    ``pair`` is the scratch of :func:`_pair_terms`: (D, D) pairs above the
+    diagonal; per player k the sum of ``B(na, nb)`` over masks holding k; the
+    sums of ``B(na + 1, nb)`` and ``B(na + 1, nb - 1)``; c's members.
     """
-    cdef Py_ssize_t words = paths.words, z, w, j, k, na, nb, n, m
-    cdef Py_ssize_t s = paths.beta_stride
+    cdef Py_ssize_t s = paths.beta_stride, w, j, k, m, na = 0
     cdef const double *beta = paths.beta
-    cdef const uint64_t *c
+    cdef double *with_player = pair + D * D
+    cdef double *sums = with_player + D
+    cdef Py_ssize_t *members = <Py_ssize_t *> (sums + 2)
     cdef uint64_t bits
-    cdef double outside = 0.0, negative = 0.0
-    cdef double *with_player = pair + D * D   # (D,): sum of B(na, nb) over c ∋ k
-    cdef Py_ssize_t *members = <Py_ssize_t *> (with_player + D)
-    n = _count_bits(A, D)
-    nb = D - n
-    memset(pair, 0, (D * D + D) * sizeof(double))
-    for j in range(D):
-        gain[j] = 0.0
-    for z in range(n_background):
-        c = masks + z * words
-        if not _subset(c, A, words):
-            continue
-        na = 0
-        for w in range(words):
-            bits = c[w]
-            while bits:
-                members[na] = w * 64 + sks_lowest_bit(bits)
-                na += 1
-                bits &= bits - 1
+    for w in range(words):
+        bits = c[w]
+        while bits:
+            members[na] = w * 64 + sks_lowest_bit(bits)
+            na += 1
+            bits &= bits - 1
+    if nb >= 1:
+        sums[0] += weight * beta[(na + 1) * s + nb]
+    if nb >= 2:
+        sums[1] += weight * beta[(na + 1) * s + nb - 1]
+    for m in range(na):
+        j = members[m]
+        gain[j] += weight * beta[na * s + nb + 1]
         if nb >= 1:
-            negative += beta[(na + 1) * s + nb]
-        if nb >= 2:
-            outside += beta[(na + 1) * s + nb - 1]
-        for m in range(na):
-            j = members[m]
-            gain[j] += beta[na * s + nb + 1]
-            if nb >= 1:
-                with_player[j] += beta[na * s + nb]
-            for k in range(m + 1, na):
-                pair[j * D + members[k]] += beta[(na - 1) * s + nb + 1]
+            with_player[j] += weight * beta[na * s + nb]
+        for k in range(m + 1, na):
+            pair[j * D + members[k]] += weight * beta[(na - 1) * s + nb + 1]
+
+
+cdef inline void _start_pair_terms(Py_ssize_t D, double *gain, double *pair) noexcept nogil:
+    """Zero a leaf's terms (see :func:`_add_pair_terms`)."""
+    memset(gain, 0, D * sizeof(double))
+    memset(pair, 0, (D * D + D + 2) * sizeof(double))
+
+
+cdef void _finish_pair_terms(
+    Py_ssize_t D, const uint64_t *A, double *gain, double *pair
+) noexcept nogil:
+    """The terms of the players outside A, from the sums over the masks."""
+    cdef Py_ssize_t j, k
+    cdef const double *with_player = pair + D * D
+    cdef double negative = with_player[D], outside = with_player[D + 1]
     for j in range(D):
         if not _has(A, j):
             gain[j] = -negative
@@ -500,15 +522,114 @@ cdef void _pair_terms(
                 pair[j * D + k] = -with_player[j]
 
 
+cdef bint _pair_terms(
+    const _Paths *paths, const uint64_t *kept, Py_ssize_t n_background,
+    Py_ssize_t D, const uint64_t *A, double *gain, double *pair,
+) noexcept nogil:
+    """A leaf's Shapley values and interaction indices per unit of leaf value.
+
+    Summed over the leaf's distinct failure masks ``c ⊆ A`` (``kept``, see
+    :func:`_sort_and_count`), in increasing order, each weighted by its
+    count. ``pair`` is (D, D), filled above the diagonal, then scratch.
+    False if no mask is a subset of A: then every term is zero (not filled).
+    """
+    cdef Py_ssize_t words = paths.words, z, nb = D - _count_bits(A, D)
+    cdef const uint64_t *masks = kept + 1
+    cdef const uint64_t *count = masks + n_background * words
+    cdef bint found = False
+    _start_pair_terms(D, gain, pair)
+    for z in range(<Py_ssize_t> kept[0]):
+        if _subset(masks + z * words, A, words):
+            found = True
+            _add_pair_terms(
+                paths, masks + z * words, words, <double> count[z], nb, D, gain, pair
+            )
+    if found:
+        _finish_pair_terms(D, A, gain, pair)
+    return found
+
+
+cdef bint _counted_pair_terms(
+    const _Paths *paths, const double *counts, Py_ssize_t D, uint64_t A,
+    double *gain, double *pair,
+) noexcept nogil:
+    """:func:`_pair_terms` from the leaf's counts of each of the 2**D masks.
+
+    The subsets c of A in increasing order: the same masks, weights and
+    order as the distinct masks give, so the same bits.
+    """
+    cdef uint64_t c = 0
+    cdef Py_ssize_t nb = D - sks_popcount(A)
+    cdef bint found = False
+    _start_pair_terms(D, gain, pair)
+    while True:
+        if counts[c] != 0.0:
+            found = True
+            _add_pair_terms(paths, &c, 1, counts[c], nb, D, gain, pair)
+        if c == A:
+            break
+        c = ((c | ~A) + 1) & A
+    if found:
+        _finish_pair_terms(D, &A, gain, pair)
+    return found
+
+
+cdef void _sort_and_count(
+    uint64_t *kept, Py_ssize_t n, Py_ssize_t words, Py_ssize_t D, uint64_t *scratch
+) noexcept nogil:
+    """Sort a leaf's ``n`` failure masks; keep the distinct ones with counts.
+
+    ``kept`` holds the number u of distinct masks, then ``n`` masks of
+    ``words`` words (the background's, as walked), then ``n`` counts. After:
+    the u distinct masks first, in increasing order, and their counts, so
+    that a row's sums run over distinct masks, not the whole background.
+    A radix sort, a byte of the masks' D bits at a time (lowest first),
+    through ``scratch`` of ``n * words`` words: linear in ``n``.
+    """
+    cdef uint64_t *masks = kept + 1
+    cdef uint64_t *count = masks + n * words
+    cdef uint64_t *source = masks
+    cdef uint64_t *target = scratch
+    cdef uint64_t *swap
+    cdef Py_ssize_t start[257]
+    cdef Py_ssize_t z, p, b, w, shift, distinct = 0
+    cdef size_t size = words * sizeof(uint64_t)
+    for p in range((D + 7) // 8):
+        w = (8 * p) >> 6
+        shift = (8 * p) & 63
+        memset(start, 0, sizeof(start))
+        for z in range(n):
+            start[((source[z * words + w] >> shift) & 255) + 1] += 1
+        for b in range(256):
+            start[b + 1] += start[b]
+        for z in range(n):
+            b = (source[z * words + w] >> shift) & 255
+            memcpy(target + start[b] * words, source + z * words, size)
+            start[b] += 1
+        swap = source
+        source = target
+        target = swap
+    if source != masks:
+        memcpy(masks, source, n * size)
+    for z in range(n):
+        if distinct and memcmp(masks + z * words, masks + (distinct - 1) * words, size) == 0:
+            count[distinct - 1] += 1
+        else:
+            memmove(masks + distinct * words, masks + z * words, size)
+            count[distinct] = 1
+            distinct += 1
+    kept[0] = distinct
+
 
 cdef void _count_tree(
     const _Paths *paths, const _Store *store, char *state, Py_ssize_t block_rows,
-    const double *ZT, Py_ssize_t tree, double *R,
+    const double *ZT, Py_ssize_t tree, double *R, uint64_t *sort,
 ) noexcept nogil:
     """Count the background's failure masks at ``tree``'s leaves; tabulate them.
 
     ``ZT`` is the background by column, ``state`` the thread's scratch for
-    blocks of ``block_rows`` rows and ``R`` the ranked zeta transform's.
+    blocks of ``block_rows`` rows, ``R`` the ranked zeta transform's and
+    ``sort`` the sort's (:func:`_sort_and_count`).
     """
     cdef _Walk walk
     cdef Py_ssize_t node, n_background = store.n_background
@@ -528,7 +649,14 @@ cdef void _count_tree(
         _walk_tree(paths, store, &walk, tree)
         walk.first += block_rows
     for node in range(paths.roots[tree], paths.roots[tree + 1]):
-        if paths.left[node] < 0 and store.tabulated[node]:
+        if paths.left[node] >= 0:
+            continue
+        if not store.tabulated[node]:
+            _sort_and_count(
+                store.masks + store.offset[node] - store.mask_base, n_background,
+                paths.words, paths.bit[node], sort,
+            )
+        elif store.gains:
             _tabulate(
                 paths, store.tables + store.offset[node] - store.table_base,
                 paths.bit[node], R,
@@ -633,22 +761,25 @@ cdef class Paths:
         self, Py_ssize_t tree_begin, Py_ssize_t tree_end, const double[:, ::1] ZT,
         const Py_ssize_t[::1] offset, const unsigned char[::1] tabulated,
         double[::1] tables, uint64_t[::1] masks, Py_ssize_t table_base,
-        Py_ssize_t mask_base, Py_ssize_t table_bits, Py_ssize_t block_rows,
-        int n_threads, int[::1] out_of_memory,
+        Py_ssize_t mask_base, Py_ssize_t table_bits, bint gains,
+        Py_ssize_t block_rows, int n_threads, int[::1] out_of_memory,
     ):
         """Fill the trees' leaves' tables or masks.
 
         ``ZT`` is the validated background, transposed (n_features,
-        n_background); ``table_bits`` the largest D of a tabulated leaf.
+        n_background); ``table_bits`` the largest D of a tabulated leaf,
+        whose counts become its gains if ``gains`` (else they stay counts).
         One thread per tree: the values do not depend on the threads.
         """
         cdef _Store store = _store(
-            offset, tabulated, tables, masks, table_base, mask_base, ZT.shape[1]
+            offset, tabulated, tables, masks, table_base, mask_base, ZT.shape[1],
+            gains,
         )
         cdef const _Paths *paths = &self.paths
         cdef _Walk walk
         cdef char *state = NULL
         cdef double *R = NULL
+        cdef uint64_t *sort = NULL
         cdef Py_ssize_t tree, n_background = ZT.shape[1]
         cdef Py_ssize_t scratch = _layout(&walk, NULL, paths, block_rows)
         cdef Py_ssize_t zeta = (table_bits + 2) << table_bits if table_bits >= 0 else 0
@@ -657,15 +788,17 @@ cdef class Paths:
         with nogil, parallel(num_threads=n_threads):
             state = <char *> malloc(scratch)
             R = <double *> malloc((zeta + 1) * sizeof(double))
+            sort = <uint64_t *> malloc(n_background * paths.words * sizeof(uint64_t))
             for tree in prange(tree_begin, tree_end, schedule="dynamic"):
-                if state == NULL or R == NULL:
+                if state == NULL or R == NULL or sort == NULL:
                     out_of_memory[0] = 1
                     continue
                 _count_tree(
-                    paths, &store, state, block_rows, &ZT[0, 0], tree, R
+                    paths, &store, state, block_rows, &ZT[0, 0], tree, R, sort
                 )
             free(state)
             free(R)
+            free(sort)
 
     def explain(
         self, const double[:, ::1] XT, Py_ssize_t tree_begin, Py_ssize_t tree_end,
@@ -679,12 +812,13 @@ cdef class Paths:
         ``XT`` is the validated rows, transposed (n_features, n_samples).
         ``out`` has shape (n_samples, n_outputs, n_players) for Shapley
         values, or (n_samples, n_outputs, n_players, n_players) for
-        ``interactions`` (every leaf keeping masks). One thread per block of
+        ``interactions`` (tabulated leaves keeping counts). One thread per block of
         ``block_rows`` rows: the values do not depend on the threads or
         the blocks.
         """
         cdef _Store store = _store(
-            offset, tabulated, tables, masks, table_base, mask_base, n_background
+            offset, tabulated, tables, masks, table_base, mask_base, n_background,
+            not interactions,
         )
         cdef const _Paths *paths = &self.paths
         cdef double[::1] flat = out.reshape(-1)
@@ -713,7 +847,7 @@ cdef class Paths:
 cdef _Store _store(
     const Py_ssize_t[::1] offset, const unsigned char[::1] tabulated,
     double[::1] tables, uint64_t[::1] masks, Py_ssize_t table_base,
-    Py_ssize_t mask_base, Py_ssize_t n_background,
+    Py_ssize_t mask_base, Py_ssize_t n_background, bint gains,
 ):
     """A batch's storage, as the kernels read it."""
     cdef _Store store
@@ -724,6 +858,7 @@ cdef _Store _store(
     store.table_base = table_base
     store.mask_base = mask_base
     store.n_background = n_background
+    store.gains = gains
     return store
 
 
