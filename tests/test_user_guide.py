@@ -10,7 +10,12 @@ PAGES = sorted(path for path in GUIDE.glob("*.rst") if ">>>" in path.read_text()
 
 
 def test_the_guide_has_snippets():
-    assert {path.stem for path in PAGES} >= {"pipelines", "kernels"}
+    assert {path.stem for path in PAGES} >= {
+        "pipelines",
+        "kernels",
+        "trees",
+        "value_functions",
+    }
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[path.stem for path in PAGES])
