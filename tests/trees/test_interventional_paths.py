@@ -272,3 +272,20 @@ def test_deeper_paths_give_the_same_interaction_bits(monkeypatch):
     np.testing.assert_array_equal(
         interaction_matrices(model, background, rows), counted
     )
+
+
+def test_tables_only_where_they_pay():
+    # A table of a leaf with D players costs O(2**D D**2); a row reads at most
+    # min(2**D, n_background) distinct masks without one.
+    assert _interventional._table_bits(1) == 1
+    assert _interventional._table_bits(60) == 6
+    assert _interventional._table_bits(1000) == 10
+    assert _interventional._table_bits(10**6) == _interventional._MAX_TABLE_BITS
+    model, X = forest_and_data()
+    explainer = TreeExplainer(model, feature_perturbation="interventional")
+    background = explainer.fit(X[:60])._background
+    leaves = background._leaves
+    players = background._bit[leaves]
+    tabulated = background._plan.tabulated[leaves].astype(bool)
+    assert (players > 6).any() and (players <= 6).any()
+    np.testing.assert_array_equal(tabulated, players <= 6)

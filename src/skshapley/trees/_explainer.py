@@ -68,8 +68,9 @@ class TreeExplainer(BaseExplainer):
     splits they fail and turns the counts into tables of each player's value
     for every pattern a row may have; :meth:`explain` then costs one walk
     per row and tree, whatever the size of the background. Leaves whose
-    paths have more than 14 distinct players keep the background's patterns
-    instead (any depth). Tables beyond 256 MiB are rebuilt at each
+    paths have more distinct players than a table pays for (more than 14,
+    or than about log2 of the background's size) keep the background's
+    distinct patterns with their counts instead (any depth). Tables beyond 256 MiB are rebuilt at each
     :meth:`explain`, a batch of trees at a time.
 
     Parameters
