@@ -70,8 +70,8 @@ class TreeExplainer(BaseExplainer):
     per row and tree, whatever the size of the background. Leaves whose
     paths have more distinct players than a table pays for (more than 14,
     or than about log2 of the background's size) keep the background's
-    distinct patterns with their counts instead (any depth). Tables beyond 256 MiB are rebuilt at each
-    :meth:`explain`, a batch of trees at a time.
+    distinct patterns with their counts instead (any depth). Tables beyond
+    256 MiB are rebuilt at each :meth:`explain`, a batch of trees at a time.
 
     Parameters
     ----------
