@@ -245,18 +245,21 @@ class TreeExplainer(BaseExplainer):
         # Leaves have no feature (-1 or -2): any player will do, none is read.
         self._node_player = players[np.maximum(ensemble.feature, 0)]
         n_trees = ensemble.n_trees
-        distinct = np.empty(n_trees, dtype=np.intp)
-        depth = np.empty(n_trees, dtype=np.intp)
-        _tree_core.path_statistics(
+        bit = np.empty(len(ensemble.feature), dtype=np.intp)
+        none = np.empty(0, dtype=np.intp)
+        # At a leaf, bit is the number of distinct players on its path.
+        self._max_depth = _tree_core.path_bits(
             self._node_player, ensemble.left, ensemble.right, ensemble.roots,
-            len(self.player_names_), distinct, depth,
+            len(self.player_names_), bit, none, none,
         )  # fmt: skip
+        leaves = np.flatnonzero(ensemble.left < 0)
+        distinct = np.zeros(n_trees, dtype=np.intp)
+        np.maximum.at(distinct, _tree_of_node(ensemble)[leaves], bit[leaves])
         exact = np.array([exact_n_points(d) for d in distinct], dtype=np.intp)
         if self.n_quadrature_points == "auto":
             n_points = exact
         else:
             n_points = np.full(n_trees, self.n_quadrature_points, dtype=np.intp)
-        self._max_depth = int(depth.max())
         # Before the rules are computed: they cost O(points**2).
         self._block_rows = _block_rows(
             ensemble, len(self.player_names_), self._max_depth, int(n_points.max())
@@ -469,12 +472,8 @@ def _expected_value(ensemble) -> np.ndarray:
     node of zero cover has zero cover: covers do not grow down a tree, see
     ``_table.py``); a tree that is a single leaf weighs it by 1.
     """
-    n_nodes = len(ensemble.feature)
-    tree_of_node = np.repeat(
-        np.arange(ensemble.n_trees), np.diff(np.append(ensemble.roots, n_nodes))
-    )
     leaves = np.flatnonzero(ensemble.left < 0)
-    trees = tree_of_node[leaves]
+    trees = _tree_of_node(ensemble)[leaves]
     root_cover = ensemble.cover[ensemble.roots[trees]]
     share = np.divide(
         ensemble.cover[leaves],
@@ -491,3 +490,11 @@ def _expected_value(ensemble) -> np.ndarray:
             share[contributing] * ensemble.value[leaves[contributing], k],
         )
     return expected
+
+
+def _tree_of_node(ensemble) -> np.ndarray:
+    """Each node's tree (a tree's nodes follow its root, see _table.py)."""
+    n_nodes = len(ensemble.feature)
+    return np.repeat(
+        np.arange(ensemble.n_trees), np.diff(np.append(ensemble.roots, n_nodes))
+    )

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.special import beta as beta_function
 
 from .._limits import MAX_SCRATCH_BYTES_PER_THREAD
-from . import _interventional_core
+from . import _interventional_core, _tree_core
 
 # Bytes of tables and masks held at once: kept from fit to explain when the
 # whole ensemble's fit, else built one batch of trees at a time (XGBoost's
@@ -246,7 +246,7 @@ class Background:
     def _path_bits(self, players_start: np.ndarray, players: np.ndarray) -> int:
         """Number the paths' players (see ``path_bits``); the deepest depth."""
         ensemble = self._ensemble
-        return _interventional_core.path_bits(
+        return _tree_core.path_bits(
             self._node_player, ensemble.left, ensemble.right, ensemble.roots,
             self._n_players, self._bit, players_start, players,
         )  # fmt: skip

@@ -692,7 +692,7 @@ cdef class Paths:
     roots : ndarray of intp
         The trees' roots, then the number of nodes.
     bit, players_start, players : ndarray of intp
-        From :func:`path_bits` (per node) and each leaf's players by bit.
+        From ``_tree_core.path_bits`` (per node) and each leaf's players by bit.
     beta : ndarray of shape (max_bits + 2, max_bits + 2)
         ``B(a, b)`` for ``1 <= a, b <= max_bits + 1``.
     n_players, words, max_depth, max_bits : int
@@ -861,76 +861,3 @@ cdef _Store _store(
     store.gains = gains
     return store
 
-
-def path_bits(
-    const Py_ssize_t[::1] node_player,
-    const Py_ssize_t[::1] left,
-    const Py_ssize_t[::1] right,
-    const Py_ssize_t[::1] roots,
-    Py_ssize_t n_players,
-    Py_ssize_t[::1] bit,
-    const Py_ssize_t[::1] players_start,
-    Py_ssize_t[::1] players,
-):
-    """Number each path's players by first appearance; return the deepest depth.
-
-    Fills ``bit``: at an internal node, the bit of its player on the path
-    to it (fixed by the path's prefix); at a leaf, the number D of distinct
-    players on its path. If ``players`` is not empty, also writes each
-    leaf's players, by bit, from ``players_start[leaf]`` on.
-    """
-    cdef Py_ssize_t tree, node, depth, distinct = 0, top, player, deepest = 0
-    cdef Py_ssize_t n_nodes = node_player.shape[0]
-    cdef bint fill = players.shape[0] > 0
-    cdef Py_ssize_t *seen = <Py_ssize_t *> malloc((3 * n_players + 1) * sizeof(Py_ssize_t))
-    cdef Py_ssize_t *bit_of = seen + n_players
-    cdef Py_ssize_t *on_path = bit_of + n_players
-    # The stack holds (node, depth, phase); phase 1 means "leaving the node".
-    cdef Py_ssize_t *stack = <Py_ssize_t *> malloc(3 * (n_nodes + 1) * sizeof(Py_ssize_t))
-    if seen == NULL or stack == NULL:
-        free(seen)
-        free(stack)
-        raise MemoryError()
-    with nogil:
-        for player in range(n_players):
-            seen[player] = 0
-        for tree in range(roots.shape[0]):
-            stack[0] = roots[tree]
-            stack[1] = 0
-            stack[2] = 0
-            top = 1
-            while top > 0:
-                top -= 1
-                node = stack[3 * top]
-                depth = stack[3 * top + 1]
-                if stack[3 * top + 2] == 1:
-                    player = node_player[node]
-                    seen[player] -= 1
-                    if seen[player] == 0:
-                        distinct -= 1
-                    continue
-                deepest = max(deepest, depth)
-                if left[node] < 0:
-                    bit[node] = distinct
-                    if fill:
-                        for player in range(distinct):
-                            players[players_start[node] + player] = on_path[player]
-                    continue
-                player = node_player[node]
-                if seen[player] == 0:
-                    bit_of[player] = distinct
-                    on_path[distinct] = player
-                    distinct += 1
-                seen[player] += 1
-                bit[node] = bit_of[player]
-                stack[3 * top + 2] = 1
-                stack[3 * top + 3] = left[node]
-                stack[3 * top + 4] = depth + 1
-                stack[3 * top + 5] = 0
-                stack[3 * top + 6] = right[node]
-                stack[3 * top + 7] = depth + 1
-                stack[3 * top + 8] = 0
-                top += 3
-    free(seen)
-    free(stack)
-    return deepest

@@ -549,24 +549,29 @@ def scratch_doubles(
     return _layout(&walk, NULL, &sizes)
 
 
-def path_statistics(
+def path_bits(
     const Py_ssize_t[::1] node_player,
     const Py_ssize_t[::1] left,
     const Py_ssize_t[::1] right,
     const Py_ssize_t[::1] roots,
     Py_ssize_t n_players,
-    Py_ssize_t[::1] max_distinct,
-    Py_ssize_t[::1] max_depth,
+    Py_ssize_t[::1] bit,
+    const Py_ssize_t[::1] players_start,
+    Py_ssize_t[::1] players,
 ):
-    """Per tree: the most distinct players on a root-to-leaf path, and the depth.
+    """Number each path's players by first appearance; return the deepest depth.
 
-    ``node_player`` is the player each internal node's split is credited to
-    (a feature, or its group), in ``0..n_players-1``: the distinct players of
-    a path are what its game's rule must cover.
+    Fills ``bit``: at an internal node, the bit of its player on the path
+    to it (fixed by the path's prefix); at a leaf, the number D of distinct
+    players on its path. If ``players`` is not empty, also writes each
+    leaf's players, by bit, from ``players_start[leaf]`` on.
     """
-    cdef Py_ssize_t tree, node, depth, distinct, top, player
+    cdef Py_ssize_t tree, node, depth, distinct = 0, top, player, deepest = 0
     cdef Py_ssize_t n_nodes = node_player.shape[0]
-    cdef Py_ssize_t *seen = <Py_ssize_t *> malloc(n_players * sizeof(Py_ssize_t))
+    cdef bint fill = players.shape[0] > 0
+    cdef Py_ssize_t *seen = <Py_ssize_t *> malloc((3 * n_players + 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t *bit_of = seen + n_players
+    cdef Py_ssize_t *on_path = bit_of + n_players
     # The stack holds (node, depth, phase); phase 1 means "leaving the node".
     cdef Py_ssize_t *stack = <Py_ssize_t *> malloc(3 * (n_nodes + 1) * sizeof(Py_ssize_t))
     if seen == NULL or stack == NULL:
@@ -577,10 +582,6 @@ def path_statistics(
         for player in range(n_players):
             seen[player] = 0
         for tree in range(roots.shape[0]):
-            max_distinct[tree] = 0
-            max_depth[tree] = 0
-            distinct = 0
-            top = 0
             stack[0] = roots[tree]
             stack[1] = 0
             stack[2] = 0
@@ -595,18 +596,20 @@ def path_statistics(
                     if seen[player] == 0:
                         distinct -= 1
                     continue
-                if depth > max_depth[tree]:
-                    max_depth[tree] = depth
+                deepest = max(deepest, depth)
                 if left[node] < 0:
-                    if distinct > max_distinct[tree]:
-                        max_distinct[tree] = distinct
+                    bit[node] = distinct
+                    if fill:
+                        for player in range(distinct):
+                            players[players_start[node] + player] = on_path[player]
                     continue
                 player = node_player[node]
                 if seen[player] == 0:
+                    bit_of[player] = distinct
+                    on_path[distinct] = player
                     distinct += 1
                 seen[player] += 1
-                stack[3 * top] = node
-                stack[3 * top + 1] = depth
+                bit[node] = bit_of[player]
                 stack[3 * top + 2] = 1
                 stack[3 * top + 3] = left[node]
                 stack[3 * top + 4] = depth + 1
@@ -617,4 +620,4 @@ def path_statistics(
                 top += 3
     free(seen)
     free(stack)
-
+    return deepest
