@@ -917,6 +917,23 @@ def _status_kib(field):
     return int(line.split()[1])
 
 
+def peak_memory_notes(workload, blocks) -> list[str]:
+    """A note of each method's peak memory, on the same rows for all: the
+    fewest any method was timed on."""
+    rows = workload.X[: min(row.timed_rows for row in blocks[0])]
+    peaks = []
+    for row in blocks[0]:
+        peak = peak_memory_mib(row.method, workload.model, rows)
+        if peak is not None:
+            peaks.append(f"{row.method} {peak:.1f} MiB")
+    if not peaks:
+        return []
+    return [
+        f"peak memory of one explanation of {len(rows)} rows, one thread, "
+        "in a spawned process (Linux VmHWM above VmRSS before it): " + ", ".join(peaks)
+    ]
+
+
 def peak_memory_mib(name, model, X):
     """The peak memory of ``name``'s explanation of ``X``, in MiB, or None."""
     if not os.path.exists("/proc/self/clear_refs"):
@@ -957,19 +974,7 @@ def run_interactions(args):
         blocks, notes = run_workload(
             workload, methods, "skshapley interactions", args.repeat, errors
         )
-        # Every method's peak on the same rows: the fewest any was timed on.
-        rows = workload.X[: min(row.timed_rows for row in blocks[0])]
-        peaks = []
-        for row in blocks[0]:
-            peak = peak_memory_mib(row.method, workload.model, rows)
-            if peak is not None:
-                peaks.append(f"{row.method} {peak:.1f} MiB")
-        if peaks:
-            notes.append(
-                f"peak memory of one explanation of {len(rows)} rows, one thread, "
-                "in a spawned process (Linux VmHWM above VmRSS before it): "
-                + ", ".join(peaks)
-            )
+        notes += peak_memory_notes(workload, blocks)
         print_workload(workload, blocks, notes)
     print("residual = max |Σ_jk Φ_jk + base - f(x)| / max |f(x)|")
     if errors:
@@ -1106,18 +1111,7 @@ def run_interventional(args):
         blocks, notes = run_workload(
             workload, methods, "skshapley interventional", args.repeat, errors
         )
-        rows = workload.X[: min(row.timed_rows for row in blocks[0])]
-        peaks = []
-        for row in blocks[0]:
-            peak = peak_memory_mib(row.method, workload.model, rows)
-            if peak is not None:
-                peaks.append(f"{row.method} {peak:.1f} MiB")
-        if peaks:
-            notes.append(
-                f"peak memory of one explanation of {len(rows)} rows, one thread, "
-                "in a spawned process (Linux VmHWM above VmRSS before it): "
-                + ", ".join(peaks)
-            )
+        notes += peak_memory_notes(workload, blocks)
         print_workload(workload, blocks, notes)
     print(
         "setup = building the explainer (skshapley: fit, its background's "
