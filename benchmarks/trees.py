@@ -490,16 +490,20 @@ def shap_method():
     return method, None
 
 
-def fasttreeshap_methods():
-    module = None
+def import_fasttreeshap():
+    """The FastTreeSHAP module (``fasttreeshap-fixed`` or the original), or None."""
     for name in ("fasttreeshap_fixed", "fasttreeshap"):
         try:
             with warnings.catch_warnings():  # "IPython could not be loaded!"
                 warnings.simplefilter("ignore")
-                module = importlib.import_module(name)
-            break
+                return importlib.import_module(name)
         except ImportError:
             continue
+    return None
+
+
+def fasttreeshap_methods():
+    module = import_fasttreeshap()
     if module is None:
         return [], "fasttreeshap(-fixed) not importable; skipped"
     version = f"{module.__name__} {getattr(module, '__version__', '?')}"
@@ -845,13 +849,8 @@ def interaction_methods(libraries):
         methods.append(
             Method("shap interactions", prepare_shap, False, shap.__version__)
         )
-    for name in ("fasttreeshap_fixed", "fasttreeshap"):
-        try:
-            with warnings.catch_warnings():  # "IPython could not be loaded!"
-                warnings.simplefilter("ignore")
-                fasttreeshap = importlib.import_module(name)
-        except ImportError:
-            continue
+    fasttreeshap = import_fasttreeshap()
+    if fasttreeshap is not None:
 
         def prepare_fasttreeshap(model, n_jobs, module=fasttreeshap):
             explainer = module.TreeExplainer(model, algorithm="v1", n_jobs=n_jobs)
@@ -863,9 +862,13 @@ def interaction_methods(libraries):
             return explain
 
         methods.append(
-            Method("fasttreeshap v1 interactions", prepare_fasttreeshap, True, name)
+            Method(
+                "fasttreeshap v1 interactions",
+                prepare_fasttreeshap,
+                True,
+                fasttreeshap.__name__,
+            )
         )
-        break
     xgboost = libraries.get("xgboost")
     if xgboost is not None:
 
@@ -1047,13 +1050,8 @@ def interventional_methods():
         methods.append(
             Method("shap interventional", prepare_shap, False, shap.__version__)
         )
-    for name in ("fasttreeshap_fixed", "fasttreeshap"):
-        try:
-            with warnings.catch_warnings():  # "IPython could not be loaded!"
-                warnings.simplefilter("ignore")
-                fasttreeshap = importlib.import_module(name)
-        except ImportError:
-            continue
+    fasttreeshap = import_fasttreeshap()
+    if fasttreeshap is not None:
 
         def prepare_fasttreeshap(pair, n_jobs, module=fasttreeshap):
             explainer = module.TreeExplainer(
@@ -1068,9 +1066,13 @@ def interventional_methods():
             return explain
 
         methods.append(
-            Method("fasttreeshap interventional", prepare_fasttreeshap, True, name)
+            Method(
+                "fasttreeshap interventional",
+                prepare_fasttreeshap,
+                True,
+                fasttreeshap.__name__,
+            )
         )
-        break
     return methods
 
 
