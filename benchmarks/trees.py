@@ -952,10 +952,9 @@ def peak_memory_mib(name, model, X):
     return None if peak is None else peak / 1024
 
 
-def run_interactions(args):
-    """The interaction runs: both workloads, both thread blocks, peak memory."""
-    libraries, skipped = booster_libraries(INTERACTION_WORKLOADS)
-    methods = interaction_methods(libraries)
+def print_side_run_header(args, methods, skipped) -> None:
+    """The header of the --interactions and --interventional runs: versions,
+    machine, how ratios read, and skipped methods."""
     print(" | ".join(m.version or m.name for m in methods))
     print(
         f"numpy {np.__version__} | scikit-learn {sklearn.__version__} | "
@@ -966,6 +965,13 @@ def run_interactions(args):
     for reason in skipped:
         print(f"note: {reason}")
     print()
+
+
+def run_interactions(args):
+    """The interaction runs: both workloads, both thread blocks, peak memory."""
+    libraries, skipped = booster_libraries(INTERACTION_WORKLOADS)
+    methods = interaction_methods(libraries)
+    print_side_run_header(args, methods, skipped)
     errors = []
     n_rows = 20 if args.quick else INTERACTION_ROWS
     for workload in make_workloads(
@@ -1080,16 +1086,7 @@ def run_interventional(args):
     """The interventional runs: both workloads, both thread blocks, peak memory."""
     libraries, skipped = booster_libraries(INTERVENTIONAL_WORKLOADS)
     methods = interventional_methods()
-    print(" | ".join(m.version or m.name for m in methods))
-    print(
-        f"numpy {np.__version__} | scikit-learn {sklearn.__version__} | "
-        f"{effective_n_threads(-1)} threads | load {os.getloadavg()[0]:.2f} | "
-        f"best of {args.repeat} runs{' | quick' if args.quick else ''}"
-    )
-    print("ratio = time / skshapley's time with the same threads (> 1: slower)")
-    for reason in skipped:
-        print(f"note: {reason}")
-    print()
+    print_side_run_header(args, methods, skipped)
     errors = []
     n_rows = 100 if args.quick else INTERVENTIONAL_ROWS
     for workload in make_workloads(
