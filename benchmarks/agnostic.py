@@ -5,7 +5,7 @@ What is compared
 ----------------
 Three models fitted on real scikit-learn data sets with 10 features each:
 
-* (a) ``MLPRegressor(hidden_layer_sizes=(64,))`` after a ``StandardScaler``,
+* (a) ``MLPRegressor(hidden_layer_sizes=(32,))`` after a ``StandardScaler``,
   on the diabetes data (``predict``);
 * (b) ``LogisticRegression`` after a ``StandardScaler``, on the ten "mean"
   features of the breast cancer data (``predict_proba``: two outputs);
@@ -49,8 +49,10 @@ two exact explainers is printed too. For the permutation explainers it is the
 root mean square over all seeds' runs. Times are the best of ``--repeat``
 runs for the exact explainers and the best over the seeds for the permutation
 ones, each including the explainer's construction (skshapley's ``fit``).
-Every run is inside ``threadpool_limits(--threads)`` (default 1: the models'
-BLAS calls single-threaded). Ratios above 1 favour skshapley.
+Each method runs once on one row before it is timed (shap compiles its exact
+solver with numba on first use). Every run is inside
+``threadpool_limits(--threads)`` (default 1: the models' BLAS and OpenMP
+calls single-threaded). Ratios above 1 favour skshapley.
 
 Usage::
 
@@ -123,10 +125,12 @@ def make_workloads(quick):
         rows = slice(n_background, n_background + n_rows)
         return Workload(name, getattr(model, method), X[:n_background], X[rows])
 
-    mlp = MLPRegressor(hidden_layer_sizes=(64,), max_iter=3000, random_state=0)
+    mlp = MLPRegressor(
+        hidden_layer_sizes=(32,), learning_rate_init=0.01, max_iter=1000, random_state=0
+    )
     return [
         workload(
-            "(a) MLPRegressor(64) on diabetes, predict",
+            "(a) MLPRegressor(32) on diabetes, predict",
             make_pipeline(StandardScaler(), mlp),
             diabetes,
             "predict",
@@ -217,8 +221,27 @@ def matched_budgets(n_features, multiples):
     return [(t * per_row // ours, t * per_row) for t in multiples]
 
 
+def warm_up(workload):
+    """Run every method once on one row, outside the timings.
+
+    shap compiles its exact solver with numba on first use (seconds, for each
+    number of outputs), and the first model calls of a process are slower.
+    """
+    tiny = Workload(
+        workload.name, workload.method, workload.background[:2], workload.X[:1]
+    )
+    budgets = matched_budgets(tiny.n_features, (1,))[0]
+    for explain in (ours_exact, shap_exact):
+        explain(tiny.method, tiny)
+    for explain, budget in zip(
+        (ours_permutation, shap_permutation), budgets, strict=True
+    ):
+        explain(tiny.method, tiny, budget, 0)
+
+
 def run_workload(workload, args):
     """The exact and permutation results of both libraries on one workload."""
+    warm_up(workload)
     repeat = [{}] * args.repeat
     exact = run("skshapley ExactExplainer", ours_exact, workload, repeat)
     reference = exact.values[0]
