@@ -54,6 +54,8 @@ solver with numba on first use). Every run is inside
 ``threadpool_limits(--threads)`` (default 1: the models' BLAS and OpenMP
 calls single-threaded). Ratios above 1 favour skshapley.
 
+shap is required (``pip install ".[test]"`` installs it).
+
 Usage::
 
     python benchmarks/agnostic.py            # full run, about 2 minutes on 2 cores
