@@ -212,7 +212,7 @@ FAMILIES = [
     Family(
         "mlp_regressor",
         ExactExplainer,
-        lambda: MLPRegressor((8,), max_iter=2000, random_state=0),
+        lambda: MLPRegressor(hidden_layer_sizes=(8,), max_iter=2000, random_state=0),
         predict,
     ),
     Family(

@@ -86,7 +86,9 @@ def test_regressor_each_index_is_its_definition(index):
 @pytest.mark.parametrize("index", INDICES)
 def test_multi_target_regressor(index):
     X, y = regression(n_targets=2)
-    model = MLPRegressor((6,), max_iter=300, random_state=0).fit(X / 100, y / 100)
+    model = MLPRegressor(hidden_layer_sizes=(6,), max_iter=300, random_state=0).fit(
+        X / 100, y / 100
+    )
     background = X[:10] / 100
     explainer = ExactExplainer(model, index=index).fit(background)
     assert explainer.output_names_ == ("target 0", "target 1")
@@ -165,7 +167,9 @@ def test_callable_with_two_outputs_on_frames():
 @pytest.mark.parametrize("index", INDICES)
 def test_groups_are_players_of_the_quotient_game(index):
     X, y = regression(d=5, seed=2)
-    model = MLPRegressor((5,), max_iter=200, random_state=0).fit(X / 50, y / 50)
+    model = MLPRegressor(hidden_layer_sizes=(5,), max_iter=2000, random_state=0).fit(
+        X / 50, y / 50
+    )
     background, rows = X[:8] / 50, X[50:52] / 50
     groups = {"first": [0, 3], "last": ["x4", "x1"]}
     explainer = ExactExplainer(model, groups=groups, index=index).fit(background)
@@ -340,7 +344,9 @@ def test_efficiency_base_value_and_raw_output(response_method, method):
 
 def test_efficiency_of_a_single_output_with_a_float_base_value():
     X, y = regression(d=6, seed=9)
-    model = MLPRegressor((8,), max_iter=200, random_state=0).fit(X / 100, y / 100)
+    model = MLPRegressor(hidden_layer_sizes=(8,), max_iter=2000, random_state=0).fit(
+        X / 100, y / 100
+    )
     background, rows = X[:10] / 100, X[50:58] / 100
     explainer = ExactExplainer(model).fit(background)
     assert isinstance(explainer.expected_value_, float)

@@ -23,6 +23,7 @@ from sklearn.svm import SVC
 
 from skshapley import (
     ExactExplainer,
+    UnsupportedModelError,
     PermutationExplainer,
     ProductKernelExplainer,
     TreeExplainer,
@@ -115,10 +116,11 @@ class Methodless:
     """An object with no response method, and not callable."""
 
 
-def test_auto_on_an_object_with_no_method():
-    with pytest.raises(ValueError, match="response_method") as caught:
+def test_an_object_with_no_method_is_no_model():
+    # Not a model at all: the error every explainer raises for a model it
+    # does not explain, naming what it explains.
+    with pytest.raises(UnsupportedModelError, match="predict_proba"):
         ExactExplainer(Methodless()).fit(numbers())
-    assert "predict" in str(caught.value)
 
 
 @pytest.mark.parametrize("response_method", ["transform", "proba", ["transform"]])
@@ -390,7 +392,6 @@ def test_model_rows_per_explained_row(index, per_row):
         return np.asarray(X, dtype=float).prod(axis=1)
 
     explainer = ExactExplainer(counted, index=index).fit(numbers(n=5, d=4))
-    assert sum(calls) == 5  # v(empty set): the background, once
     calls.clear()
     explainer.explain(numbers(n=3, d=4, seed=1))
     assert sum(calls) == 3 * per_row
