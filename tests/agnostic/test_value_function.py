@@ -23,11 +23,12 @@ from sklearn.svm import SVC
 
 from skshapley import (
     ExactExplainer,
-    UnsupportedModelError,
     PermutationExplainer,
     ProductKernelExplainer,
     TreeExplainer,
+    UnsupportedModelError,
 )
+from skshapley.agnostic import _explainer
 
 EXPLAINERS = [ExactExplainer, PermutationExplainer]
 
@@ -398,6 +399,36 @@ def test_model_rows_per_explained_row(index, per_row):
     assert explainer.describe()["model evaluations per row"].replace(",", "") == str(
         per_row
     )
+
+
+@pytest.mark.parametrize("explainer_class", EXPLAINERS)
+@pytest.mark.parametrize("blocks", [0, 1, 3])
+def test_model_calls_stay_within_the_memory_budget(
+    monkeypatch, explainer_class, blocks
+):
+    # The budget in hybrid blocks (n_background rows of d float64 each); 0
+    # still sends one block at a time. The explained row itself may ride
+    # along with the first call. The values do not depend on the budget.
+    d, n_background = 4, 5
+    background, rows = numbers(n=n_background, d=d), numbers(n=3, d=d, seed=1)
+    calls = []
+
+    def counted(X):
+        calls.append(len(X))
+        return np.asarray(X, dtype=float).prod(axis=1)
+
+    params = {"random_state": 0} if explainer_class is PermutationExplainer else {}
+
+    def explained():
+        explainer = explainer_class(counted, **params).fit(background)
+        calls.clear()
+        return explainer.explain(rows)
+
+    unlimited = explained()
+    monkeypatch.setattr(_explainer, "_CALL_BYTES", blocks * n_background * 8 * d)
+    limited = explained()
+    assert max(calls) <= max(blocks, 1) * n_background + 1
+    pd.testing.assert_frame_equal(limited, unlimited, check_exact=True)
 
 
 # The estimator contract.
