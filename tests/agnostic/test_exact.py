@@ -256,40 +256,40 @@ def test_logistic_regression_decision_function_closed_form(n_classes):
 
 
 def tree_cases():
-    X, y = regression(d=5, seed=6)
-    Xc, yc = classification(n_classes=3, d=5, seed=6)
-    Xb, yb = classification(n_classes=2, d=5, seed=7)
-    return [
-        pytest.param(
-            RandomForestRegressor(4, max_depth=5, random_state=0).fit(X, y),
+    """(fitted model, response_method, its training data), one per tree family."""
+    values = regression(d=5, seed=6)
+    classes = classification(n_classes=3, d=5, seed=6)
+    labels = classification(n_classes=2, d=5, seed=7)
+    cases = {
+        "random_forest_regressor": (
+            RandomForestRegressor(4, max_depth=5, random_state=0),
             "auto",
-            X,
-            id="random_forest_regressor",
+            values,
         ),
-        pytest.param(
-            RandomForestClassifier(4, max_depth=4, random_state=0).fit(Xc, yc),
+        "random_forest_classifier": (
+            RandomForestClassifier(4, max_depth=4, random_state=0),
             "predict_proba",
-            Xc,
-            id="random_forest_classifier",
+            classes,
         ),
-        pytest.param(
-            GradientBoostingClassifier(n_estimators=5, random_state=0).fit(Xb, yb),
+        "gradient_boosting_binary": (
+            GradientBoostingClassifier(n_estimators=5, random_state=0),
             "decision_function",
-            Xb,
-            id="gradient_boosting_binary",
+            labels,
         ),
-        pytest.param(
-            GradientBoostingClassifier(n_estimators=3, random_state=0).fit(Xc, yc),
+        "gradient_boosting_multiclass": (
+            GradientBoostingClassifier(n_estimators=3, random_state=0),
             "decision_function",
-            Xc,
-            id="gradient_boosting_multiclass",
+            classes,
         ),
-        pytest.param(
-            HistGradientBoostingRegressor(max_iter=5, random_state=0).fit(X, y),
+        "hist_gradient_boosting": (
+            HistGradientBoostingRegressor(max_iter=5, random_state=0),
             "auto",
-            X,
-            id="hist_gradient_boosting",
+            values,
         ),
+    }
+    return [
+        pytest.param(model.fit(*data), method, data[0], id=name)
+        for name, (model, method, data) in cases.items()
     ]
 
 
