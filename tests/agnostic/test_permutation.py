@@ -104,15 +104,38 @@ def test_one_permutation_is_one_order_of_arrival(antithetic):
     ).fit(background)
     phi = explainer.explain(rows).to_numpy()
     for r, table in enumerate(tables):
-        by_order = contributions_by_order(table[:, 0], d)
-        orders = np.array(
-            [
-                (m + by_order[order[::-1]]) / 2 if antithetic else m
-                for order, m in by_order.items()
-            ]
-        )
-        closest = np.abs(orders - phi[r]).max(axis=1).min()
-        assert closest <= RTOL * np.abs(table).max()
+        assert_one_order(phi[r], table[:, 0], d, antithetic)
+
+
+def test_groups_arrive_as_one_player():
+    # The players are the groups: the orders are those of the quotient game.
+    background, rows, _ = game(n_rows=3)
+    players = [[0, 3], [4, 1], [2]]
+    explainer = PermutationExplainer(
+        entangled,
+        n_permutations=1,
+        antithetic=False,
+        groups={"front": [0, 3], "back": ["x4", "x1"]},
+        random_state=2,
+    ).fit(background)
+    assert list(explainer.player_names_) == ["front", "back", "x2"]
+    phi = explainer.explain(rows).to_numpy()
+    for r, x in enumerate(rows):
+        table = interventional_table(entangled, x, background, players)[:, 0]
+        assert_one_order(phi[r], table, len(players), antithetic=False)
+
+
+def assert_one_order(values, table, d, antithetic):
+    """``values`` are the contributions along one order (or an antithetic pair)."""
+    by_order = contributions_by_order(table, d)
+    orders = np.array(
+        [
+            (m + by_order[order[::-1]]) / 2 if antithetic else m
+            for order, m in by_order.items()
+        ]
+    )
+    closest = np.abs(orders - values).max(axis=1).min()
+    assert closest <= RTOL * np.abs(table).max()
 
 
 def test_standard_error_of_two_draws():
