@@ -138,7 +138,13 @@ def _check_arguments(args) -> None:
                 flag = "--" + option.replace("_", "-")
                 raise UsageError(f"{flag} needs --background")
     elif args.seed is not None and args.background_rows is None:
-        raise UsageError("--seed needs --background-rows (it seeds their sample)")
+        # With --method auto, the explainer chosen may be the permutation one.
+        _check_seed(args, sampling=args.method != "exact")
+    if args.permutations is not None and args.method == "exact":
+        raise UsageError(
+            "--permutations is for the permutation explainer; --method exact "
+            "samples nothing"
+        )
     if args.model is not None:  # every file before reading any: fail fast
         check_file(args.model, "model", MODEL_SUFFIXES)
         check_file(args.data, "data", DATA_SUFFIXES)
@@ -181,8 +187,14 @@ def _setup(args):
     model, X, data_name = _inputs(args, say)
     background = background_of(args)
     explainer = make_explainer(
-        model, groups, None if background is None else background.data
+        model,
+        groups,
+        None if background is None else background.data,
+        method=args.method,
+        n_permutations=args.permutations,
+        seed=args.seed,
     )
+    _check_choice(args, explainer)
     output = output_name(explainer, args.output)
     try:  # the data's columns and types, before a long explanation
         _check_data(explainer, X)
@@ -198,6 +210,36 @@ def _setup(args):
         f"output: {explainer.raw_output_}{against})"
     )
     return explainer, X, data_name, output, background
+
+
+def _check_choice(args, explainer) -> None:
+    """The options that only the chosen explainer takes, checked."""
+    name = type(explainer).__name__
+    sampling = explainer.method_ == "permutation"
+    if args.permutations is not None and not sampling:
+        raise UsageError(
+            f"--permutations is for the permutation explainer; the model is "
+            f"explained by {name} (choose the other with --method permutation)"
+        )
+    if args.seed is not None and args.background_rows is None:
+        _check_seed(args, sampling=sampling)
+    if getattr(args, "leave_one_out", False) and not hasattr(
+        explainer, "leave_one_out"
+    ):
+        raise CommandError(
+            f"--leave-one-out needs a model-agnostic explainer, and the model "
+            f"is explained by {name}: use --method exact/permutation with "
+            "--background"
+        )
+
+
+def _check_seed(args, *, sampling: bool) -> None:
+    """``--seed`` without ``--background-rows`` seeds the permutations, if any."""
+    if not sampling:
+        raise UsageError(
+            "--seed needs --background-rows or the permutation explainer (it "
+            "seeds their random draws)"
+        )
 
 
 def _progress(args) -> Progress:
@@ -230,6 +272,7 @@ def _report(args) -> int:
                 explainer, X, args.out, title=title, top_k=4, max_display=20,
                 output=output, progress=_progress(args),
                 interactions=args.interactions, option="--output NAME", notes=notes,
+                leave_one_out=args.leave_one_out,
             )  # fmt: skip
         except ValueError as exc:  # the explainer's errors about the data
             raise CommandError(str(exc)) from exc
