@@ -14,6 +14,7 @@ import skshapley.games
 
 PUBLIC_GAMES = {
     "AxiomReport",
+    "banzhaf_values",
     "check_axioms",
     "exact_n_points",
     "game_table",
@@ -30,7 +31,9 @@ PUBLIC_GAMES = {
 
 
 PUBLIC_TOP_LEVEL = {
+    "ExactExplainer",
     "Explainer",
+    "PermutationExplainer",
     "ProductKernelExplainer",
     "TreeExplainer",
     "UnsupportedModelError",
@@ -45,7 +48,12 @@ PUBLIC_TOP_LEVEL = {
 
 def public_objects():
     games = [getattr(skshapley.games, name) for name in sorted(PUBLIC_GAMES)]
-    explainers = [skshapley.TreeExplainer, skshapley.ProductKernelExplainer]
+    explainers = [
+        skshapley.TreeExplainer,
+        skshapley.ProductKernelExplainer,
+        skshapley.ExactExplainer,
+        skshapley.PermutationExplainer,
+    ]
     methods = [
         method
         for explainer in explainers
@@ -57,10 +65,12 @@ def public_objects():
             explainer.supports,
         )
     ]
+    agnostic = [skshapley.ExactExplainer, skshapley.PermutationExplainer]
     return [
         *games,
         *explainers,
         *methods,
+        *(explainer.leave_one_out for explainer in agnostic),
         skshapley.UnsupportedModelError,
         skshapley.Explainer,
         skshapley.explain,

@@ -15,6 +15,7 @@ from importlib.metadata import version
 from ._entry import Explainer, explain
 from ._errors import UnsupportedModelError
 from ._importance import importance
+from .agnostic import ExactExplainer, PermutationExplainer
 from .kernels import ProductKernelExplainer
 from .report import report
 from .trees import TreeExplainer
@@ -27,7 +28,9 @@ __version__ = version("skshapley")
 _SUBMODULES = ("games", "plotting")
 
 __all__ = [
+    "ExactExplainer",
     "Explainer",
+    "PermutationExplainer",
     "ProductKernelExplainer",
     "TreeExplainer",
     "UnsupportedModelError",

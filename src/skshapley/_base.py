@@ -183,27 +183,49 @@ class BaseExplainer(BaseEstimator):
             explainer's ``n_quadrature_points_`` and
             ``quadrature_error_bound_``.
         """
+        (phi,) = self._explained(
+            X, output, progress, lambda X, out, n: self._explain_rows(X, out[0], n)
+        )
+        return phi
+
+    def _explained(
+        self,
+        X,
+        output,
+        progress: Callable[[int, int], None] | None,
+        explain_rows: Callable,
+        n_results: int = 1,
+    ) -> list[pd.DataFrame]:
+        """``n_results`` frames of per-row values, as :meth:`explain` returns them.
+
+        ``explain_rows(X, out, n_threads)`` fills ``out``, of shape
+        (n_results, n_rows, n_outputs, n_players), for validated rows ``X``
+        (all of them, or one chunk at a time with ``progress``), and returns
+        their :class:`QuadratureUse` or None.
+        """
         check_is_fitted(self, self._fitted_attribute)
         if output is not None:
             position = output_position(self.output_names_, output)
         X, index = self._prepared_input(X)
-        n_threads = effective_n_threads(self.n_jobs)
-        values = np.zeros((len(X), len(self.output_names_), len(self.player_names_)))
+        n_threads = self._n_threads()
+        shape = (len(X), len(self.output_names_), len(self.player_names_))
+        results = np.zeros((n_results, *shape))
         if progress is None or len(X) == 0:
-            quadrature = self._explain_rows(X, values, n_threads)
+            quadrature = explain_rows(X, results, n_threads)
         else:
             quadrature = self._in_chunks(
                 len(X),
-                lambda rows: self._explain_rows(X[rows], values[rows], n_threads),
+                lambda rows: explain_rows(X[rows], results[:, rows], n_threads),
                 progress,
                 len(X),
             )
         self._record(quadrature)
         if output is not None:
-            values = values[:, [position], :]
-        return _with_quadrature(
-            self._frame(values, index, self.player_names_), quadrature
-        )
+            results = results[:, :, [position], :]
+        return [
+            _with_quadrature(self._frame(values, index, self.player_names_), quadrature)
+            for values in results
+        ]
 
     def explain_interactions(
         self,
@@ -293,7 +315,7 @@ class BaseExplainer(BaseEstimator):
                 UserWarning,
                 stacklevel=2,
             )
-        n_threads = effective_n_threads(self.n_jobs)
+        n_threads = self._n_threads()
 
         def compute(rows: slice) -> QuadratureUse | None:
             chunk = np.zeros((rows.stop - rows.start, n_outputs, n_players, n_players))
@@ -355,6 +377,10 @@ class BaseExplainer(BaseEstimator):
             "output explained": f"{self.raw_output_} ({outputs})",
             "features": str(self.n_features_in_),
         }
+
+    def _n_threads(self) -> int:
+        """The threads of the compiled code, from ``n_jobs`` (checked)."""
+        return effective_n_threads(self.n_jobs)
 
     def _explain_rows(
         self, X: np.ndarray, values: np.ndarray, n_threads: int

@@ -170,8 +170,6 @@ def harsanyi_dividends(game: GameLike, n_players: int) -> np.ndarray:
 
 
 def _shapley_factorial(table: np.ndarray, n_players: int) -> np.ndarray:
-    masks = np.arange(len(table))
-    sizes = _popcount(masks)
     # The probability that exactly the players of S arrive before the player.
     n_orderings = math.factorial(n_players)
     weights = np.array(
@@ -180,12 +178,52 @@ def _shapley_factorial(table: np.ndarray, n_players: int) -> np.ndarray:
             for size in range(n_players)
         ]
     )
-    values = np.empty(n_players)
+    return _weighted_marginals(table, n_players, weights)
+
+
+def _banzhaf(table: np.ndarray, n_players: int) -> np.ndarray:
+    # Every coalition without the player weighs the same.
+    return _weighted_marginals(
+        table, n_players, np.full(n_players, 0.5 ** (n_players - 1))
+    )
+
+
+def _leave_one_out(table: np.ndarray, n_players: int) -> np.ndarray:
+    full = table.shape[-1] - 1
+    return table[..., [full]] - table[..., full ^ (1 << np.arange(n_players))]
+
+
+def _weighted_marginals(
+    tables: np.ndarray, n_players: int, size_weights: np.ndarray
+) -> np.ndarray:
+    """``sum_{S ∌ i} w(|S|) (v(S ∪ {i}) - v(S))`` for each player ``i``.
+
+    ``tables`` has shape (..., 2**n_players), games along the leading axes;
+    ``size_weights[s]`` is the weight of a coalition of ``s`` players. The
+    result has shape (..., n_players).
+    """
+    masks = np.arange(tables.shape[-1])
+    sizes = _popcount(masks)
+    values = np.empty((*tables.shape[:-1], n_players))
     for player in range(n_players):
         without = masks[((masks >> player) & 1) == 0]
-        marginals = table[without | (1 << player)] - table[without]
-        values[player] = weights[sizes[without]] @ marginals
+        marginals = tables[..., without | (1 << player)] - tables[..., without]
+        values[..., player] = marginals @ size_weights[sizes[without]]
     return values
+
+
+#: The attributions computed from a game's table, by name (see table_indices).
+_INDICES = {"shapley": _shapley_factorial, "banzhaf": _banzhaf, "loo": _leave_one_out}
+
+
+def table_indices(tables: np.ndarray, n_players: int, index: str) -> np.ndarray:
+    """The attributions ``index`` of games given as tables, in one batch.
+
+    ``tables`` has shape (..., 2**n_players), one game per leading index, in
+    the bitmask order of :func:`game_table`; ``index`` is ``"shapley"``,
+    ``"banzhaf"`` or ``"loo"``. Returns shape (..., n_players).
+    """
+    return _INDICES[index](tables, n_players)
 
 
 def _marginal_sums(
@@ -352,6 +390,47 @@ def leave_one_out(game: GameLike, n_players: int) -> np.ndarray:
         return values[-1] - values[:-1]
     table = _check_table(game, n_players)
     return table[-1] - table[table.size - 1 - (1 << np.arange(n_players))]
+
+
+def banzhaf_values(game: GameLike, n_players: int) -> np.ndarray:
+    """Exact Banzhaf values of a game, by enumeration.
+
+    Player ``i``'s Banzhaf value is its marginal contribution ``v(S ∪ {i}) -
+    v(S)`` averaged over the ``2**(n_players - 1)`` coalitions ``S`` without
+    it, each equally likely. Unlike the Shapley value, which weighs
+    coalitions by the probability of an arrival order, it is not efficient:
+    the values need not sum to ``v(N) - v(∅)``.
+
+    Parameters
+    ----------
+    game : callable or array-like of shape (2**n_players,)
+        The game, as accepted by :func:`game_table`.
+    n_players : int
+        Number of players, from 1 to 20.
+
+    Returns
+    -------
+    values : ndarray of shape (n_players,)
+        The Banzhaf values.
+
+    See Also
+    --------
+    shapley_values : The efficient attribution.
+    product_banzhaf : Banzhaf values of product games, in closed form.
+
+    Examples
+    --------
+    Two players worth 10 together: each adds 10 to the other and 0 alone,
+    5 on average, as in the Shapley value; with a third player who is needed
+    too, each of the three adds 10 to one coalition of four:
+
+    >>> from skshapley.games import banzhaf_values
+    >>> banzhaf_values([0.0, 0.0, 0.0, 10.0], n_players=2)
+    array([5., 5.])
+    >>> banzhaf_values([0.0] * 7 + [10.0], n_players=3)
+    array([2.5, 2.5, 2.5])
+    """
+    return _banzhaf(game_table(game, n_players), n_players)
 
 
 def sample_shapley(

@@ -1,0 +1,167 @@
+"""ExactExplainer: exact attributions of any model, from all coalitions."""
+
+from typing import ClassVar
+
+import numpy as np
+
+from ..games._exact import MAX_TABLE_PLAYERS, _masks_to_bool, table_indices
+from ._explainer import AgnosticExplainer, Rows
+from ._response import check_response_method
+
+_INDEX_WORDS = {"shapley": "Shapley", "banzhaf": "Banzhaf", "loo": "leave-one-out"}
+
+
+class ExactExplainer(AgnosticExplainer):
+    """Exact Shapley values of any model, by evaluating every coalition.
+
+    The value of a coalition ``S`` of features is the model's output
+    averaged over the background rows with the features of ``S`` set to the
+    explained row's values (the interventional value function). Every
+    coalition is evaluated, ``(2**n_players - 2) * n_background`` model rows
+    per explained row, and the values are solved exactly from the table
+    (:func:`skshapley.games.shapley_values`'s factorial formula). That is
+    affordable for up to about 16 players: features, or groups of them.
+
+    Parameters
+    ----------
+    model : estimator or callable
+        A fitted model (a ``Pipeline`` is one model: its input columns are
+        the features), or any callable ``f(X)`` returning one value, or one
+        row of values, per row of ``X``.
+    response_method : {"auto", "predict", "predict_proba", "decision_function"} \
+            or list of them, default="auto"
+        The method explained, or methods tried in order (scikit-learn's
+        convention). ``"auto"``: ``predict_proba`` then
+        ``decision_function`` for classifiers, ``predict`` otherwise; a
+        callable is called itself.
+    groups : dict of str to list, "input" or None, default=None
+        Players made of several features, ``{name: [columns]}``: one value
+        per group (and fewer coalitions). None or ``"input"``: each input
+        column is a player.
+    max_players : int, default=16
+        Most players explained exactly (at most 20); more raise an error
+        that points to :class:`PermutationExplainer` and to ``groups``.
+    index : {"shapley", "banzhaf", "loo"}, default="shapley"
+        The attribution computed from the coalitions' values: Shapley
+        values (efficient: each row sums to its output minus the base
+        value), Banzhaf values (every coalition weighs the same), or
+        leave-one-out ``v(N) - v(N minus {i})`` (``n_players *
+        n_background + 1`` evaluations per row, for any number of players).
+
+    Attributes
+    ----------
+    expected_value_ : float or pandas.Series
+        ``v(∅)``: the model's output averaged over the background, per
+        output.
+    n_background_ : int
+        Number of background rows.
+    feature_names_in_ : ndarray of str
+        The model's input columns.
+    n_features_in_ : int
+        Number of input columns.
+    player_names_ : ndarray of str
+        The players: the columns, or the groups then ungrouped columns.
+    columns_by_name_ : bool
+        Whether DataFrame columns are matched by name.
+    output_names_ : tuple
+        The outputs explained: classes, or targets.
+    raw_output_ : str
+        The method explained.
+    method_ : str
+        ``"exact"``.
+
+    See Also
+    --------
+    PermutationExplainer : Sampled Shapley values for any number of players.
+    TreeExplainer : Exact and fast for tree ensembles.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from sklearn.neighbors import KNeighborsRegressor
+    >>> from skshapley import ExactExplainer
+    >>> X, y = load_diabetes(return_X_y=True, as_frame=True)
+    >>> X = X[["age", "bmi", "bp", "s5"]]
+    >>> model = KNeighborsRegressor().fit(X, y)
+    >>> explainer = ExactExplainer(model).fit(X.iloc[:20])
+    >>> phi = explainer.explain(X.iloc[:3])
+    >>> phi.shape
+    (3, 4)
+    >>> total = phi.sum(axis=1) + explainer.expected_value_
+    >>> bool(abs(total - model.predict(X.iloc[:3])).max() < 1e-9)
+    True
+    """
+
+    method_: ClassVar[str] = "exact"
+
+    def __init__(
+        self,
+        model,
+        *,
+        response_method="auto",
+        groups=None,
+        max_players: int = 16,
+        index: str = "shapley",
+    ):
+        self.model = model
+        self.response_method = response_method
+        self.groups = groups
+        self.max_players = max_players
+        self.index = index
+
+    def _check_params(self) -> None:
+        check_response_method(self.response_method)
+        if self.index not in _INDEX_WORDS:
+            raise ValueError(
+                f"index must be one of {', '.join(map(repr, _INDEX_WORDS))}; "
+                f"got {self.index!r}."
+            )
+        limit = self.max_players
+        if (
+            not isinstance(limit, int | np.integer)
+            or not 1 <= limit <= MAX_TABLE_PLAYERS
+        ):
+            raise ValueError(
+                f"max_players must be an integer from 1 to {MAX_TABLE_PLAYERS} "
+                f"(2**max_players coalitions per row); got {limit!r}."
+            )
+
+    def fit(self, X=None, y=None):
+        super().fit(X, y)
+        n_players = len(self.player_names_)
+        if self.index != "loo" and n_players > self.max_players:
+            raise ValueError(
+                f"{n_players} players are too many to explain exactly "
+                f"(max_players={self.max_players}: 2**{n_players} coalitions "
+                "per row). Use PermutationExplainer, which samples coalitions, "
+                "or fewer players with groups={name: [columns]}."
+            )
+        return self
+
+    fit.__doc__ = AgnosticExplainer.fit.__doc__
+
+    def _explain_rows(self, X: Rows, values: np.ndarray, n_threads: int) -> None:
+        if self.index == "loo":
+            self._leave_one_out_rows(X, values[None], n_threads)
+            return
+        n_players = len(self.player_names_)
+        # Every coalition but the empty one (v(∅) is expected_value_) and the
+        # grand one (f(x)), in bitmask order.
+        inner = _masks_to_bool(np.arange(1, 2**n_players - 1), n_players)
+        hybrids = self._hybrids(X)
+        tables = np.empty((len(X), len(self.output_names_), 2**n_players))
+        tables[:, :, 0] = self._expected
+        for row, label in enumerate(X.frame.index):
+            inside, full = self._coalition_values(hybrids, row, inner, label)
+            tables[row, :, 1:-1] = inside.T
+            tables[row, :, -1] = full
+        values[:] = table_indices(tables, n_players, self.index)
+
+    def _index_words(self) -> str:
+        return _INDEX_WORDS[self.index]
+
+    def _evaluations_per_row(self) -> int:
+        n_players = len(self.player_names_)
+        if self.index == "loo":
+            return n_players * self.n_background_ + 1
+        return (2**n_players - 2) * self.n_background_ + 1

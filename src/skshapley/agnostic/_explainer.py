@@ -1,0 +1,308 @@
+"""What the model-agnostic explainers share: the fitted value function.
+
+The value function is interventional, ``v(S) = mean_z f(x_S, z_rest)``: the
+model's response averaged over background rows ``z`` whose features outside
+coalition ``S`` are kept and whose features in ``S`` take the explained
+row's values. The model is a black box (a whole pipeline included), its
+features are its input columns, and it is called on hybrid rows in batches
+whose size a memory budget bounds.
+"""
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from .._base import BaseExplainer, feature_names
+from .._errors import unsupported_model
+from .._input import as_pandas
+from ._hybrid import HybridRows
+from ._response import has_response, model_response
+
+# Bytes of hybrid rows handed to the model in one call (8 bytes per value):
+# bounds the working memory of explain beyond what the model itself needs.
+_CALL_BYTES = 2**26
+
+
+class Rows:
+    """Validated rows: a DataFrame (X's index kept) sliced by position.
+
+    ``start`` is the position of the first row in the rows of the call.
+    """
+
+    def __init__(self, frame: pd.DataFrame, start: int = 0):
+        self.frame, self.start = frame, start
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def __getitem__(self, rows: slice) -> "Rows":
+        return Rows(self.frame.iloc[rows], self.start + range(len(self))[rows].start)
+
+
+class AgnosticExplainer(BaseExplainer):
+    """The interventional value function of any model, on hybrid rows.
+
+    Subclasses set ``method_`` and implement ``_explain_rows`` with
+    :meth:`_coalition_values`, the values of coalitions of players for one
+    explained row.
+    """
+
+    _fitted_attribute = "n_background_"
+
+    @classmethod
+    def _refusal(cls, model):
+        """None for a model with a response method, or a callable."""
+        if has_response(model):
+            return None
+        return unsupported_model(
+            cls.__name__,
+            model,
+            "any model with predict, predict_proba or decision_function, and "
+            "any callable f(X)",
+        )
+
+    def fit(self, X=None, y=None):
+        """Evaluate the model on the background data.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame of shape (n_background, n_features)
+            The background data, required: the rows that features outside
+            a coalition take their values from. Columns are the model's
+            input columns (matched by name for a model fitted on named
+            columns), with the dtypes the model reads; every row is used,
+            and the cost of ``explain`` grows in proportion to their number.
+        y : None
+            Unused, for scikit-learn's API.
+
+        Returns
+        -------
+        self
+            The fitted explainer.
+        """
+        self._check_params()
+        if X is None:
+            raise ValueError(
+                f"{type(self).__name__} averages the model over background "
+                "data: pass it as fit(X_background), rows with the model's "
+                "input columns."
+            )
+        refusal = self._refusal(self.model)
+        if refusal is not None:
+            raise refusal
+        self._preprocess = None  # a pipeline is a black box: its input is the input
+        X = as_pandas(X)
+        players = self._fit_players(*self._input_names(X))
+        self._players = np.arange(self.n_features_in_) if players is None else players
+        background = self._prepared(X)[0].frame
+        if len(background) == 0:
+            raise ValueError("The background data X_background has no rows.")
+        self._background = background.reset_index(drop=True)
+        self._response = model_response(
+            self.model, self.response_method, self._model_rows(background)
+        )
+        self.n_background_ = len(background)
+        self.output_names_ = self._response.output_names
+        self.raw_output_ = self._response.name
+        self._expected = self._raw_rows(Rows(background), "background row").mean(axis=0)
+        self.expected_value_ = self._per_output(self._expected)
+        return self
+
+    def describe(self) -> dict[str, str]:
+        """Facts about the fitted explainer, in words, for reports.
+
+        Returns
+        -------
+        facts : dict of str to str
+            Those of every explainer, and the value function, the background
+            data, the index computed and the model evaluations per row.
+        """
+        facts = super().describe()
+        facts["value function"] = (
+            f"interventional: {self.raw_output_} averaged over "
+            f"{self.n_background_} background rows"
+        )
+        facts["background data"] = f"{self.n_background_} rows"
+        facts["index"] = self._index_words()
+        facts["model evaluations per row"] = f"{self._evaluations_per_row():,}"
+        return facts
+
+    def leave_one_out(self, X, *, output=None) -> pd.DataFrame:
+        """Leave-one-out attributions ``v(N) - v(N minus {i})``, for comparison.
+
+        Each player gets what the model's output loses, on average over the
+        background, when that player alone takes background values: the
+        same value function as :meth:`explain`, with ``n_players *
+        n_background + 1`` model evaluations per row, for any number of
+        players. Unlike Shapley values they do not sum to the output:
+        players that act only together are each credited the whole joint
+        effect, and players that carry the same information get nothing.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame of shape (n_samples, n_features)
+            The rows to explain.
+        output : object, default=None
+            One of ``output_names_``: that output's values only.
+
+        Returns
+        -------
+        loo : pandas.DataFrame
+            In the layout of :meth:`explain`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skshapley import ExactExplainer
+        >>> both = lambda X: 10.0 * (X[:, 0] * X[:, 1])  # worth 10 together
+        >>> explainer = ExactExplainer(both).fit(np.zeros((1, 2)))
+        >>> explainer.leave_one_out(np.ones((1, 2)))
+             x0    x1
+        0  10.0  10.0
+        >>> explainer.explain(np.ones((1, 2)))
+            x0   x1
+        0  5.0  5.0
+        """
+        (loo,) = self._explained(X, output, None, self._leave_one_out_rows)
+        return loo
+
+    def raw_predict(self, X) -> np.ndarray:
+        """The model's response: what :meth:`explain` attributes.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame of shape (n_samples, n_features)
+            The rows to predict.
+
+        Returns
+        -------
+        raw : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+            The output of the method named by ``raw_output_``, one column
+            per output of ``output_names_``.
+        """
+        return super().raw_predict(X)
+
+    def _check_params(self) -> None:
+        """Raise a ValueError for an invalid parameter (subclasses add theirs)."""
+
+    def _index_words(self) -> str:
+        raise NotImplementedError
+
+    def _evaluations_per_row(self) -> int:
+        raise NotImplementedError
+
+    def _n_threads(self) -> int:
+        return 1  # the model's own calls are what run
+
+    def _input_names(self, background) -> tuple[np.ndarray, bool]:
+        """The model's input columns and whether they are matched by name.
+
+        The model's ``feature_names_in_`` if it has them; else, for a model
+        that does not know them (a callable), the background's columns.
+        """
+        names = getattr(self.model, "feature_names_in_", None)
+        if names is not None:
+            return feature_names(names, len(names))
+        n_features = getattr(self.model, "n_features_in_", None)
+        if n_features is None and isinstance(background, pd.DataFrame):
+            return feature_names(background.columns, background.shape[1])
+        if n_features is None:
+            shape = np.shape(background)
+            if len(shape) != 2:
+                raise ValueError(
+                    "X_background must have shape (n_background, n_features); "
+                    f"got shape {shape}."
+                )
+            n_features = shape[1]
+        return feature_names(None, n_features)
+
+    def _prepared(self, X) -> tuple[Rows, pd.Index]:
+        """``X``'s rows in the model's column order, and its index.
+
+        Values keep their dtypes (the model reads them); DataFrame columns
+        are matched by name as for every explainer.
+        """
+        X = as_pandas(X)
+        if sp.issparse(X):
+            raise TypeError(
+                f"{type(self).__name__} builds hybrid rows column by column: "
+                "pass X as a NumPy array or a DataFrame, not a sparse matrix."
+            )
+        names = list(self.feature_names_in_)
+        if isinstance(X, pd.DataFrame):
+            frame = self._columns(X, self._model_features).set_axis(names, axis=1)
+            return Rows(frame), X.index
+        array = np.asarray(X)
+        if array.dtype.kind in "US":  # lists mixing strings and numbers
+            array = np.asarray(X, dtype=object)
+        self._check_shape(array.shape, len(names))
+        return Rows(pd.DataFrame(array, columns=names)), pd.RangeIndex(len(array))
+
+    def _model_rows(self, frame: pd.DataFrame):
+        """Rows as the model reads them: named if it knows names, else an array."""
+        return frame if self.columns_by_name_ else frame.to_numpy()
+
+    def _raw_rows(self, X: Rows, what: str = "X's row") -> np.ndarray:
+        """The response to rows ``X``, in calls of at most ``_CALL_BYTES``."""
+        frame, step = X.frame, self._rows_per_call()
+        out = [
+            self._response(
+                self._model_rows(frame.iloc[start : start + step]),
+                lambda rows, start=start: f"{what} {frame.index[start + rows[0]]!r}",
+            )
+            for start in range(0, len(frame), step)
+        ]
+        return np.concatenate(out) if out else np.empty((0, len(self.output_names_)))
+
+    def _rows_per_call(self) -> int:
+        return max(1, _CALL_BYTES // (8 * self.n_features_in_))
+
+    def _coalition_values(
+        self, hybrids: HybridRows, row: int, coalitions: np.ndarray, label
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``v(S)`` of each coalition for explained ``row``, and ``f(x)``.
+
+        ``coalitions`` (n_coalitions, n_players) is boolean; ``label`` names
+        the row in errors. Hybrid rows go to the model in calls of at most
+        ``_CALL_BYTES`` (whole coalitions, at least one); the row itself is
+        the last row of the first call. Returns shapes (n_coalitions,
+        n_outputs) and (n_outputs,).
+        """
+        features = coalitions[:, self._players]
+        n_background, n_outputs = hybrids.n_background, len(self.output_names_)
+        per_call = max(1, self._rows_per_call() // n_background)
+        values = np.empty((len(coalitions), n_outputs))
+        out_row = None
+        for start in range(0, max(len(coalitions), 1), per_call):
+            chunk = slice(start, start + per_call)
+            index = hybrids.hybrid_index(row, features[chunk])
+            if out_row is None:
+                index = np.vstack([index, hybrids.row_index(row)])
+
+            def words(positions, chunk=chunk) -> str:
+                coalition, background = divmod(positions[0], n_background)
+                if coalition >= len(coalitions[chunk]):
+                    return f"X's row {label!r}"
+                kept = self.player_names_[coalitions[chunk][coalition]]
+                return (
+                    f"a hybrid of X's row {label!r} (its values on "
+                    f"{[str(name) for name in kept]}) and background row {background}"
+                )
+
+            out = self._response(hybrids.gather(index), words)
+            if out_row is None:
+                out, out_row = out[:-1], out[-1]
+            n_chunk = len(out) // n_background
+            values[chunk] = out.reshape(n_chunk, n_background, n_outputs).mean(axis=1)
+        return values, out_row
+
+    def _hybrids(self, X: Rows) -> HybridRows:
+        return HybridRows(self._background, X.frame, self.columns_by_name_)
+
+    def _leave_one_out_rows(self, X: Rows, out: np.ndarray, n_threads: int) -> None:
+        """Fill ``out[0]`` with the leave-one-out values of rows ``X``."""
+        hybrids = self._hybrids(X)
+        without_one = ~np.eye(len(self.player_names_), dtype=bool)
+        for row, label in enumerate(X.frame.index):
+            values, full = self._coalition_values(hybrids, row, without_one, label)
+            out[0, row] = full[:, None] - values.T

@@ -1,0 +1,80 @@
+"""Hybrid rows: an explained row's values on some features, background rows elsewhere.
+
+The rows are gathered column by column from one table (the background
+followed by the explained rows), so that every column keeps its dtype:
+numbers, strings and pandas categories reach the model as they were given.
+A table whose columns share one NumPy numeric dtype is gathered as one 2-D
+array, the fast and common case.
+"""
+
+import numpy as np
+import pandas as pd
+
+
+class HybridRows:
+    """The background followed by explained rows, from which hybrids are gathered.
+
+    Parameters
+    ----------
+    background : pandas.DataFrame of shape (n_background, n_features)
+        The background rows, columns in the model's order.
+    X : pandas.DataFrame of shape (n_rows, n_features)
+        The explained rows, same columns.
+    by_name : bool
+        Whether the model reads a DataFrame with these column names (else
+        a NumPy array).
+    """
+
+    def __init__(self, background: pd.DataFrame, X: pd.DataFrame, by_name: bool):
+        table = pd.concat([background, X], ignore_index=True)
+        self.n_background = len(background)
+        self._names = list(background.columns)
+        self._by_name = by_name
+        dtypes = set(table.dtypes)
+        dtype = dtypes.pop() if len(dtypes) == 1 else None
+        if isinstance(dtype, np.dtype) and dtype.kind in "biuf":
+            self._array, self._columns = table.to_numpy(), None
+        else:
+            self._array = None
+            self._columns = [
+                column.array
+                if isinstance(column.dtype, pd.api.extensions.ExtensionDtype)
+                else column.to_numpy()
+                for _, column in table.items()
+            ]
+
+    def gather(self, index: np.ndarray):
+        """The rows whose column ``j`` comes from table row ``index[:, j]``.
+
+        A DataFrame with the model's column names if the model reads names,
+        else a NumPy array.
+        """
+        if self._columns is None:
+            rows = self._array[index, np.arange(index.shape[1])]
+            if not self._by_name:
+                return rows
+            return pd.DataFrame(rows, columns=self._names, copy=False)
+        frame = pd.DataFrame(
+            {
+                name: column.take(index[:, j])
+                for j, (name, column) in enumerate(
+                    zip(self._names, self._columns, strict=True)
+                )
+            }
+        )
+        return frame if self._by_name else frame.to_numpy()
+
+    def hybrid_index(self, row: int, features: np.ndarray) -> np.ndarray:
+        """The table index of the hybrids of explained ``row``, coalition by coalition.
+
+        ``features`` (n_coalitions, n_features) says which features take the
+        row's value; the others take each background row's in turn. Shape
+        (n_coalitions * n_background, n_features): coalition-major.
+        """
+        background = np.arange(self.n_background)[None, :, None]
+        index = np.where(features[:, None, :], self.n_background + row, background)
+        return index.reshape(-1, features.shape[1])
+
+    def row_index(self, row: int) -> np.ndarray:
+        """The table index of explained ``row`` itself, shape (1, n_features)."""
+        return np.full((1, len(self._names)), self.n_background + row)

@@ -1,0 +1,232 @@
+"""PermutationExplainer: Shapley values of any model, from sampled orderings."""
+
+from numbers import Integral
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+from sklearn.utils import check_random_state
+
+from ._explainer import AgnosticExplainer, Rows
+from ._response import check_response_method
+
+
+class PermutationExplainer(AgnosticExplainer):
+    """Shapley values of any model, estimated from random orderings of the players.
+
+    For each explained row, ``n_permutations`` orderings of the players are
+    drawn uniformly at random; along each, players join one at a time and
+    each is credited its marginal contribution ``v(S ∪ {i}) - v(S)``, with
+    the interventional value function of :class:`ExactExplainer`. The
+    estimates are unbiased, their standard error falls like ``1 /
+    sqrt(n_permutations)``, and efficiency is exact for any number of
+    orderings: one ordering's contributions telescope to ``f(x) - v(∅)``.
+    Each ordering costs ``(n_players - 1) * n_background`` model rows
+    (twice that with ``antithetic``), so any number of players works.
+
+    Parameters
+    ----------
+    model : estimator or callable
+        A fitted model (a ``Pipeline`` is one model: its input columns are
+        the features), or any callable ``f(X)``.
+    response_method : {"auto", "predict", "predict_proba", "decision_function"} \
+            or list of them, default="auto"
+        The method explained, as for :class:`ExactExplainer`.
+    n_permutations : int, default=10
+        Orderings drawn per row.
+    antithetic : bool, default=True
+        Also evaluate each ordering reversed, and average the pair: a player
+        early in one is late in the other, which cancels much of the
+        sampling error for the same model calls as independent orderings.
+    random_state : int, RandomState instance, Generator or None, default=None
+        Seeds the orderings. With an int, row ``r`` of an ``explain`` call
+        uses orderings seeded by ``(random_state, r)``: the values do not
+        depend on how rows are chunked.
+    groups : dict of str to list, "input" or None, default=None
+        Players made of several features, as for :class:`ExactExplainer`.
+
+    Attributes
+    ----------
+    expected_value_ : float or pandas.Series
+        ``v(∅)``: the model's output averaged over the background.
+    n_background_ : int
+        Number of background rows.
+    feature_names_in_ : ndarray of str
+        The model's input columns.
+    n_features_in_ : int
+        Number of input columns.
+    player_names_ : ndarray of str
+        The players.
+    columns_by_name_ : bool
+        Whether DataFrame columns are matched by name.
+    output_names_ : tuple
+        The outputs explained.
+    raw_output_ : str
+        The method explained.
+    method_ : str
+        ``"permutation"``.
+
+    See Also
+    --------
+    ExactExplainer : Exact values for up to about 16 players.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from skshapley import PermutationExplainer
+    >>> X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    >>> model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X, y)
+    >>> explainer = PermutationExplainer(
+    ...     model, response_method="decision_function", random_state=0
+    ... ).fit(X.iloc[:10])
+    >>> phi, std = explainer.explain(X.iloc[:2], return_std=True)
+    >>> phi.shape, std.shape
+    ((2, 30), (2, 30))
+    >>> total = phi.sum(axis=1) + explainer.expected_value_
+    >>> bool(abs(total - model.decision_function(X.iloc[:2])).max() < 1e-9)
+    True
+    """
+
+    method_: ClassVar[str] = "permutation"
+
+    def __init__(
+        self,
+        model,
+        *,
+        response_method="auto",
+        n_permutations: int = 10,
+        antithetic: bool = True,
+        random_state=None,
+        groups=None,
+    ):
+        self.model = model
+        self.response_method = response_method
+        self.n_permutations = n_permutations
+        self.antithetic = antithetic
+        self.random_state = random_state
+        self.groups = groups
+
+    def explain(
+        self, X, *, output=None, progress=None, return_std: bool = False
+    ) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
+        """Estimated Shapley values of the model's output for each row of ``X``.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame of shape (n_samples, n_features)
+            The rows to explain. DataFrame columns are matched by name.
+        output : object, default=None
+            One of ``output_names_``: that output's values only.
+        progress : callable, default=None
+            If given, ``progress(n_done, n_total)`` is called after each
+            chunk of rows.
+        return_std : bool, default=False
+            Also return the standard error of each value: the standard
+            deviation of the per-ordering estimates (per pair, with
+            ``antithetic``) over ``sqrt(n_permutations)``. Needs
+            ``n_permutations >= 2``.
+
+        Returns
+        -------
+        phi : pandas.DataFrame
+            In the layout of every explainer's ``explain``; each row sums,
+            with ``expected_value_``, to the model's output.
+        std : pandas.DataFrame
+            Only with ``return_std``: the standard errors, same layout.
+        """
+        if return_std and self.n_permutations < 2:
+            raise ValueError(
+                "return_std=True needs n_permutations >= 2 (a standard error "
+                f"from one ordering is undefined); got {self.n_permutations}."
+            )
+        entropy = self._entropy()
+        phi, std = self._explained(
+            X,
+            output,
+            progress,
+            lambda X, out, _: self._sampled_rows(X, out, entropy),
+            2,
+        )
+        return (phi, std) if return_std else phi
+
+    def _check_params(self) -> None:
+        check_response_method(self.response_method)
+        count = self.n_permutations
+        if not isinstance(count, Integral) or isinstance(count, bool) or count < 1:
+            raise ValueError(f"n_permutations must be an integer >= 1; got {count!r}.")
+        if not isinstance(self.antithetic, bool | np.bool_):
+            raise ValueError(
+                f"antithetic must be True or False; got {self.antithetic!r}."
+            )
+
+    def _entropy(self) -> int:
+        """The seed of this call's orderings: ``random_state`` itself if an int."""
+        if isinstance(self.random_state, Integral) and not isinstance(
+            self.random_state, bool
+        ):
+            return int(self.random_state)
+        if isinstance(self.random_state, np.random.Generator):
+            return int(self.random_state.integers(2**63))
+        return int(check_random_state(self.random_state).randint(2**31))
+
+    def _sampled_rows(self, X: Rows, out: np.ndarray, entropy: int) -> None:
+        """Fill ``out[0]`` with rows ``X``'s estimates, ``out[1]`` with their errors.
+
+        Row ``r`` of the call draws its orderings from ``(entropy, r)``.
+        """
+        hybrids = self._hybrids(X)
+        for row, label in enumerate(X.frame.index):
+            rng = np.random.default_rng([entropy, X.start + row])
+            draws = self._draw_estimates(hybrids, row, self._orderings(rng), label)
+            out[0, row] = draws.mean(axis=0)
+            if len(draws) > 1:
+                out[1, row] = draws.std(axis=0, ddof=1) / np.sqrt(len(draws))
+
+    def _orderings(self, rng: np.random.Generator) -> np.ndarray:
+        """The orderings of one row: the drawn ones, then their reverses."""
+        n_players = len(self.player_names_)
+        drawn = np.argsort(rng.random((self.n_permutations, n_players)), axis=1)
+        return np.vstack([drawn, drawn[:, ::-1]]) if self.antithetic else drawn
+
+    def _draw_estimates(
+        self, hybrids, row: int, orderings: np.ndarray, label
+    ) -> np.ndarray:
+        """Each draw's estimate, shape (n_permutations, n_outputs, n_players).
+
+        Along an ordering the coalitions grow one player at a time; the
+        empty one is worth ``expected_value_`` and the full one ``f(x)``,
+        the same two numbers for every ordering, so that each ordering's
+        contributions sum to ``f(x) - v(∅)``.
+        """
+        n_orderings, n_players = orderings.shape
+        arrival = np.argsort(orderings, axis=1)
+        sizes = np.arange(1, n_players)
+        # Coalition (o, k - 1): the first k players of ordering o.
+        coalitions = arrival[:, None, :] < sizes[None, :, None]
+        inside, full = self._coalition_values(
+            hybrids, row, coalitions.reshape(-1, n_players), label
+        )
+        n_outputs = len(full)
+        path = np.empty((n_orderings, n_players + 1, n_outputs))
+        path[:, 0], path[:, -1] = self._expected, full
+        path[:, 1:-1] = inside.reshape(n_orderings, n_players - 1, n_outputs)
+        contributions = np.diff(path, axis=1)  # (ordering, k, output)
+        estimates = np.empty((n_orderings, n_outputs, n_players))
+        np.put_along_axis(
+            estimates, orderings[:, None, :], contributions.transpose(0, 2, 1), axis=2
+        )
+        if self.antithetic:  # each draw is the pair: the ordering and its reverse
+            count = self.n_permutations
+            estimates = (estimates[:count] + estimates[count:]) / 2
+        return estimates
+
+    def _index_words(self) -> str:
+        pairs = " (antithetic)" if self.antithetic else ""
+        return f"Shapley, estimated from {self.n_permutations} permutations{pairs}"
+
+    def _evaluations_per_row(self) -> int:
+        chains = self.n_permutations * (2 if self.antithetic else 1)
+        return chains * (len(self.player_names_) - 1) * self.n_background_ + 1

@@ -1,0 +1,165 @@
+"""The model's response: the method called, its outputs, and checked calls.
+
+scikit-learn's ``response_method`` convention: a method name, or a list of
+names tried in order; ``"auto"`` is ``predict_proba`` then
+``decision_function`` for classifiers and ``predict`` for other models. A
+plain callable ``f(X) -> array`` is its own response. Every call is checked:
+one value (or one row of values) per row given, of the shape the first call
+had, and finite, else an error naming the rows they came from.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import is_classifier
+
+from .._naming import model_name
+from .._outputs import class_output_names, regression_output_names
+
+_METHODS = ("predict", "predict_proba", "decision_function")
+
+# What a callable's output is called where a method's name would be.
+_CALLABLE = "the callable's output"
+
+
+def check_response_method(response_method) -> None:
+    """Raise a ValueError unless ``response_method`` is a valid value."""
+    names = [response_method] if isinstance(response_method, str) else response_method
+    valid = isinstance(names, list | tuple) and len(names) > 0
+    if not valid or not all(
+        name in _METHODS or (name == "auto" and len(names) == 1) for name in names
+    ):
+        raise ValueError(
+            'response_method must be "auto", one of '
+            f"{', '.join(map(repr, _METHODS))} or a list of them; got "
+            f"{response_method!r}."
+        )
+
+
+def has_response(model) -> bool:
+    """Whether ``model`` has some response method, or is a callable."""
+    return callable(model) or any(hasattr(model, name) for name in _METHODS)
+
+
+@dataclass(frozen=True)
+class Response:
+    """A model's response method, checked on every call.
+
+    Attributes
+    ----------
+    function : callable
+        ``function(X)`` returns one value, or one row of values, per row.
+    name : str
+        The method's name, or "the callable's output".
+    output_names : tuple
+        The outputs' names: classes, or targets.
+    columns : bool
+        Whether ``function`` returns a 2-D array (one column per output).
+    """
+
+    function: Callable
+    name: str
+    output_names: tuple
+    columns: bool
+
+    @property
+    def caller(self) -> str:
+        """What returned the values, for errors: "The model's predict", say."""
+        return _caller(self.name)
+
+    def __call__(self, X, rows: Callable[[np.ndarray], str]) -> np.ndarray:
+        """The response to ``X`` as float64 of shape (n_rows, n_outputs).
+
+        ``rows(positions)`` describes the rows of ``X`` at ``positions`` (of
+        a non-finite output) for the error.
+        """
+        out = self._checked(self.function(X), len(X))
+        bad = ~np.isfinite(out)
+        if bad.any():
+            position = np.flatnonzero(bad.any(axis=1))
+            value = out[position[0]][bad[position[0]]][0]
+            raise ValueError(
+                f"{self.caller} returned {value} for {rows(position)}; "
+                "the model's outputs must be finite to be explained."
+            )
+        return out
+
+    def _checked(self, out, n_rows: int) -> np.ndarray:
+        """``out`` as (n_rows, n_outputs) floats, or a ValueError naming its shape."""
+        expected = (n_rows, len(self.output_names)) if self.columns else (n_rows,)
+        try:
+            array = np.asarray(out, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"{self.caller} must return real numbers; got "
+                f"{type(out).__name__} ({exc})."
+            ) from exc
+        if array.shape != expected:
+            raise ValueError(
+                f"{self.caller} returned shape {array.shape} for "
+                f"{n_rows} rows; expected {expected}, as it returned on the "
+                "background data."
+            )
+        return array.reshape(n_rows, -1)
+
+
+def model_response(model, response_method, X) -> Response:
+    """The response of ``model`` that ``response_method`` names, shaped on ``X``.
+
+    ``X`` (the background, as the model reads it) is called once to learn
+    the output's shape; a method that the model lacks, or an output that is
+    not one value or one row of values per row, is a ValueError.
+    """
+    check_response_method(response_method)
+    name, function = _method(model, response_method)
+    out = np.asarray(function(X))
+    if out.ndim not in (1, 2) or len(out) != len(X) or out.size == 0:
+        raise ValueError(
+            f"{_caller(name)} must return an array of shape (n_rows,) or "
+            f"(n_rows, n_outputs); it returned shape {out.shape} for {len(X)} rows."
+        )
+    columns = out.ndim == 2
+    n_outputs = out.shape[1] if columns else 1
+    return Response(
+        function, name, _output_names(model, name, n_outputs, columns), columns
+    )
+
+
+def _caller(name: str) -> str:
+    return "The callable" if name == _CALLABLE else f"The model's {name}"
+
+
+def _method(model, response_method) -> tuple[str, Callable]:
+    """The name and bound function of the response method ``model`` has."""
+    if response_method == "auto":
+        if not any(hasattr(model, name) for name in _METHODS) and callable(model):
+            return _CALLABLE, model
+        response_method = (
+            ["predict_proba", "decision_function"]
+            if is_classifier(model)
+            else ["predict"]
+        )
+    names = [response_method] if isinstance(response_method, str) else response_method
+    for name in names:
+        if hasattr(model, name):
+            return name, getattr(model, name)
+    raise ValueError(
+        f"{model_name(model)} has no {' or '.join(names)} method "
+        f"(response_method={response_method!r}); choose a method it has "
+        f"({', '.join(n for n in _METHODS if hasattr(model, n)) or 'none'})."
+    )
+
+
+def _output_names(model, name: str, n_outputs: int, columns: bool) -> tuple:
+    """Class labels for class outputs, else ``target`` names."""
+    classes = getattr(model, "classes_", None)
+    n_classes = None if classes is None else len(classes)
+    if name == "predict_proba" and n_outputs == n_classes:
+        return tuple(classes)
+    # A binary classifier's decision function: one output, the positive class.
+    if name == "decision_function" and (
+        n_outputs == n_classes or (n_outputs == 1 and n_classes == 2)
+    ):
+        return class_output_names(list(classes), n_outputs)
+    return regression_output_names(n_outputs, as_columns=columns)
