@@ -174,6 +174,13 @@ def fitted_explainer(
     refusals = []
     if method == "auto":
         for cls in EXPLAINERS:
+            if not set(params) <= set(cls._get_param_names()):
+                # Another explainer's parameters: skip this one, unless it
+                # explains the model (then its constructor names them).
+                refusal = cls._refusal(model)
+                if refusal is not None:
+                    refusals.append(refusal)
+                    continue
             try:
                 return _fitted(cls, model, background, params, (option, agnostic))
             except UnsupportedModelError as exc:
