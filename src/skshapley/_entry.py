@@ -88,13 +88,8 @@ def Explainer(model, **params) -> BaseExplainer:
     >>> skshapley.Explainer(Ridge().fit(X, y), max_players=8).method_
     'permutation'
     """
-    refusals = []
-    for cls in EXPLAINERS:
-        refusal = cls._refusal(model)
-        if refusal is None:
-            return cls(model, **params)
-        refusals.append(refusal)
-    return _agnostic(model, params, refusals)
+    cls = explainer_class(model, params)
+    return cls(model, **_taken(cls, params))
 
 
 def explain(model, X, *, background=None, **params) -> pd.DataFrame:
@@ -185,12 +180,13 @@ def fitted_explainer(
                 return _fitted(cls, model, background, params, (option, agnostic))
             except UnsupportedModelError as exc:
                 refusals.append(exc)
-    explainer = _agnostic(model, params, refusals, method)
-    if isinstance(explainer, PermutationExplainer):
+    cls = _agnostic_class(model, params, refusals, method)
+    explainer = cls(model, **_taken(cls, params))
+    if cls is PermutationExplainer:
         explainer.set_params(**(permutation_params or {}))
     if background is None:
         raise ValueError(
-            f"{model_name(model)} is explained by {type(explainer).__name__}, "
+            f"{model_name(model)} is explained by {cls.__name__}, "
             f"whose values compare each row with background data: pass "
             f"{option} (rows such as a sample of the training data)."
         )
@@ -224,13 +220,30 @@ def _fitted(cls, model, background, params: dict, wording: tuple) -> BaseExplain
     )
 
 
-def _agnostic(model, params: dict, refusals: list, method: str = "auto"):
-    """The model-agnostic explainer of ``model``, not fitted.
+def explainer_class(model, params: dict, method: str = "auto") -> type:
+    """The class of :func:`Explainer`'s choice for ``model`` and ``params``.
+
+    ``method`` is "auto" or a key of :data:`AGNOSTIC` (that class, if it
+    explains the model). Raises the error of :func:`no_explainer` for a
+    model that no explainer takes.
+    """
+    refusals = []
+    if method == "auto":
+        for cls in EXPLAINERS:
+            refusal = cls._refusal(model)
+            if refusal is None:
+                return cls
+            refusals.append(refusal)
+    return _agnostic_class(model, params, refusals, method)
+
+
+def _agnostic_class(model, params: dict, refusals: list, method: str) -> type:
+    """The model-agnostic explainer class of ``model``.
 
     ``method`` "auto" chooses :class:`ExactExplainer` for at most
-    ``max_players`` players, else :class:`PermutationExplainer` (which gets
-    no ``max_players``). A model neither explains raises the error of
-    :func:`no_explainer`.
+    ``max_players`` players, else :class:`PermutationExplainer`. A model
+    neither explains raises the error of :func:`no_explainer` (``refusals``
+    are the exact explainers').
     """
     refusal = ExactExplainer._refusal(model)
     if refusal is not None:
@@ -241,10 +254,14 @@ def _agnostic(model, params: dict, refusals: list, method: str = "auto"):
             "max_players", _MAX_PLAYERS
         )
         method = "permutation" if large else "exact"
-    cls = AGNOSTIC[method]
+    return AGNOSTIC[method]
+
+
+def _taken(cls, params: dict) -> dict:
+    """``params`` as ``cls`` takes them: the sampler has no ``max_players``."""
     if cls is PermutationExplainer:
-        params = {key: value for key, value in params.items() if key != "max_players"}
-    return cls(model, **params)
+        return {key: value for key, value in params.items() if key != "max_players"}
+    return params
 
 
 def _n_players(model, groups) -> int | None:

@@ -5,6 +5,8 @@ import sys
 import traceback
 import warnings
 
+from .._entry import explainer_class
+from .._errors import UnsupportedModelError
 from .._naming import model_name
 from .._optional import MissingDependencyError, optional_import, require_matplotlib
 from ._background import background_of
@@ -185,6 +187,7 @@ def _setup(args):
     groups = _groups(args)
     _check_arguments(args)
     model, X, data_name = _inputs(args, say)
+    _check_choice(args, model, groups)
     background = background_of(args)
     explainer = make_explainer(
         model,
@@ -194,7 +197,6 @@ def _setup(args):
         n_permutations=args.permutations,
         seed=args.seed,
     )
-    _check_choice(args, explainer)
     output = output_name(explainer, args.output)
     try:  # the data's columns and types, before a long explanation
         _check_data(explainer, X)
@@ -212,24 +214,35 @@ def _setup(args):
     return explainer, X, data_name, output, background
 
 
-def _check_choice(args, explainer) -> None:
-    """The options that only the chosen explainer takes, checked."""
-    name = type(explainer).__name__
-    sampling = explainer.method_ == "permutation"
+def _check_choice(args, model, groups) -> None:
+    """The options that only some explainers take, before anything is fitted.
+
+    The explainer is the one :func:`~skshapley.Explainer` would choose (or
+    ``--method``'s); a model that none explains is left to
+    :func:`make_explainer` to report.
+    """
+    seeded = args.seed is not None and args.background_rows is None
+    leave_one_out = getattr(args, "leave_one_out", False)
+    if args.permutations is None and not seeded and not leave_one_out:
+        return
+    try:
+        cls = explainer_class(model, {"groups": groups}, args.method)
+    except UnsupportedModelError:
+        return
+    sampling = cls.method_ == "permutation"
     if args.permutations is not None and not sampling:
         raise UsageError(
             f"--permutations is for the permutation explainer; the model is "
-            f"explained by {name} (choose the other with --method permutation)"
+            f"explained by {cls.__name__} (choose the other with --method "
+            "permutation)"
         )
-    if args.seed is not None and args.background_rows is None:
+    if seeded:
         _check_seed(args, sampling=sampling)
-    if getattr(args, "leave_one_out", False) and not hasattr(
-        explainer, "leave_one_out"
-    ):
+    if leave_one_out and not hasattr(cls, "leave_one_out"):
         raise CommandError(
             f"--leave-one-out needs a model-agnostic explainer, and the model "
-            f"is explained by {name}: use --method exact/permutation with "
-            "--background"
+            f"is explained by {cls.__name__}: use --method exact/permutation "
+            "with --background"
         )
 
 
