@@ -119,8 +119,9 @@ def leave_one_out(comparison: Comparison, ex: Explanation, max_display: int) -> 
         lead,
         element("div", _table(shown), id="leave-one-out-table"),
         element("div", figure, class_="figures one"),
-        _sums(comparison),
-        _reading(comparison.table),
+        element(
+            "div", _sums(comparison), _reading(comparison.table), class_="columns loo"
+        ),
     )
 
 
@@ -137,7 +138,7 @@ def _table(shown: pd.DataFrame) -> Markup:
             str(feature),
             absolute[j],
             absolute[n + j],
-            f"{format_number(ratio, 3)}×" if np.isfinite(ratio) else "–",
+            f"{ratio:.2f}×" if np.isfinite(ratio) else "–",
             signed[j],
             signed[n + j],
         ]
@@ -213,7 +214,7 @@ def _reading(frame: pd.DataFrame) -> Markup:
     return element(
         "div",
         element("h3", "Reading"),
-        element("ul", *items, id="leave-one-out-reading"),
+        element("ul", *items, id="leave-one-out-reading", class_="reading"),
         element(
             "p",
             "Features whose mean |LOO| and mean |φ| are both below "
