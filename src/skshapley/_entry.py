@@ -1,5 +1,6 @@
 """One entry point: the explainer that fits a model, and explain in one call."""
 
+import inspect
 from collections.abc import Mapping
 
 import pandas as pd
@@ -24,13 +25,13 @@ AGNOSTIC: dict[str, type[BaseExplainer]] = {
 }
 
 # ExactExplainer's default max_players: the dispatch's, unless given.
-_MAX_PLAYERS = 16
+_MAX_PLAYERS = inspect.signature(ExactExplainer).parameters["max_players"].default
 
+# Short: the error is one line, and the user guide has the full list.
 _FAMILIES = (
     "tree ensembles (scikit-learn, XGBoost, LightGBM), product-kernel models "
-    "(kernel ridge regression, support vector machines, Gaussian processes) "
-    "and any fitted model with predict, predict_proba or decision_function, "
-    "or a callable"
+    "and any model with predict, predict_proba or decision_function, or a "
+    "callable"
 )
 
 

@@ -186,8 +186,11 @@ def _setup(args):
 
     groups = _groups(args)
     _check_arguments(args)
-    model, X, data_name = _inputs(args, say)
+    told = []  # said once the options are checked: an error is one line
+    model, X, data_name = _inputs(args, told.append)
     _check_choice(args, model, groups)
+    for message in told:
+        say(message)
     background = background_of(args)
     explainer = make_explainer(
         model,
