@@ -246,7 +246,9 @@ def _agnostic_class(model, params: dict, refusals: list, method: str) -> type:
     neither explains raises the error of :func:`no_explainer` (``refusals``
     are the exact explainers').
     """
-    refusal = ExactExplainer._refusal(model)
+    refusal = AGNOSTIC.get(method, ExactExplainer)._refusal(model)
+    if refusal is not None and method != "auto":
+        raise refusal  # the explainer asked for does not take it
     if refusal is not None:
         raise no_explainer(model, [*refusals, refusal])
     if method == "auto":

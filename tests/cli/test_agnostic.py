@@ -213,3 +213,22 @@ def test_report_leave_one_out_needs_a_model_agnostic_explainer(capfd, files, tmp
     )  # fmt: skip
     assert status == 0, err
     assert 'id="leave-one-out"' in out.read_text(encoding="utf-8")
+
+
+def test_method_exact_needs_a_model_object(capfd, files, tmp_path):
+    # A model file that skshapley reads itself (no predict to call) is the
+    # tree explainer's only: --method exact says so, not "unsupported".
+    xgboost = pytest.importorskip("xgboost")
+    path = tmp_path / "model.json"
+    xgboost.XGBRegressor(n_estimators=2).fit(files["X"], np.arange(6.0)).save_model(
+        path
+    )
+    status, _, err = call(
+        capfd, "explain", "--model", path, "--data", files["data"], "--target",
+        "target", "--method", "exact", "--background", files["bg"],
+        "--out", tmp_path / "phi.csv",
+    )  # fmt: skip
+    assert_one_line_error(
+        status, err, 1, "ExactExplainer does not support XGBoost model file",
+        "any model with predict",
+    )  # fmt: skip
