@@ -1,5 +1,7 @@
 """How reports, the command and explainers' ``describe()`` name a model."""
 
+import inspect
+
 
 def model_name(model) -> str:
     """The model's class name, with its library's unless it is scikit-learn's.
@@ -22,6 +24,8 @@ def model_name(model) -> str:
     description = getattr(model, "description", None)
     if isinstance(description, str):
         return description
+    if inspect.isfunction(model) or inspect.ismethod(model):
+        return f"function {model.__qualname__}"
     cls = type(model)
     library = cls.__module__.partition(".")[0]
     if library != "sklearn":

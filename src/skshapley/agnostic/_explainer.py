@@ -98,8 +98,9 @@ class AgnosticExplainer(BaseExplainer):
         if len(background) == 0:
             raise ValueError("The background data X_background has no rows.")
         self._background = background.reset_index(drop=True)
+        # The first row shows the output's shape; every call is checked against it.
         self._response = model_response(
-            self.model, self.response_method, self._model_rows(background)
+            self.model, self.response_method, self._model_rows(background.iloc[:1])
         )
         self.n_background_ = len(background)
         self.output_names_ = self._response.output_names
@@ -275,9 +276,7 @@ class AgnosticExplainer(BaseExplainer):
         out_row = None
         for start in range(0, max(len(coalitions), 1), per_call):
             chunk = slice(start, start + per_call)
-            index = hybrids.hybrid_index(row, features[chunk])
-            if out_row is None:
-                index = np.vstack([index, hybrids.row_index(row)])
+            rows = hybrids.hybrids(row, features[chunk], with_row=out_row is None)
 
             def words(positions, chunk=chunk) -> str:
                 coalition, background = divmod(positions[0], n_background)
@@ -289,7 +288,7 @@ class AgnosticExplainer(BaseExplainer):
                     f"{[str(name) for name in kept]}) and background row {background}"
                 )
 
-            out = self._response(hybrids.gather(index), words)
+            out = self._response(rows, words)
             if out_row is None:
                 out, out_row = out[:-1], out[-1]
             n_chunk = len(out) // n_background

@@ -43,17 +43,30 @@ class HybridRows:
                 for _, column in table.items()
             ]
 
-    def gather(self, index: np.ndarray):
-        """The rows whose column ``j`` comes from table row ``index[:, j]``.
+    def hybrids(self, row: int, features: np.ndarray, *, with_row: bool):
+        """The hybrids of explained ``row``, coalition by coalition, for the model.
 
-        A DataFrame with the model's column names if the model reads names,
-        else a NumPy array.
+        ``features`` (n_coalitions, n_features) says which features take the
+        row's values; the others take each background row's in turn: rows
+        ``c * n_background + z`` mix coalition ``c`` with background row
+        ``z``. ``with_row`` appends the row itself. A DataFrame with the
+        model's column names if the model reads names, else a NumPy array.
         """
+        n_features = features.shape[1]
         if self._columns is None:
-            rows = self._array[index, np.arange(index.shape[1])]
+            background = self._array[: self.n_background]
+            x = self._array[self.n_background + row]
+            rows = np.where(features[:, None, :], x, background).reshape(-1, n_features)
+            if with_row:
+                rows = np.vstack([rows, x])
             if not self._by_name:
                 return rows
             return pd.DataFrame(rows, columns=self._names, copy=False)
+        background = np.arange(self.n_background)[None, :, None]
+        index = np.where(features[:, None, :], self.n_background + row, background)
+        index = index.reshape(-1, n_features)
+        if with_row:
+            index = np.vstack([index, np.full(n_features, self.n_background + row)])
         frame = pd.DataFrame(
             {
                 name: column.take(index[:, j])
@@ -63,18 +76,3 @@ class HybridRows:
             }
         )
         return frame if self._by_name else frame.to_numpy()
-
-    def hybrid_index(self, row: int, features: np.ndarray) -> np.ndarray:
-        """The table index of the hybrids of explained ``row``, coalition by coalition.
-
-        ``features`` (n_coalitions, n_features) says which features take the
-        row's value; the others take each background row's in turn. Shape
-        (n_coalitions * n_background, n_features): coalition-major.
-        """
-        background = np.arange(self.n_background)[None, :, None]
-        index = np.where(features[:, None, :], self.n_background + row, background)
-        return index.reshape(-1, features.shape[1])
-
-    def row_index(self, row: int) -> np.ndarray:
-        """The table index of explained ``row`` itself, shape (1, n_features)."""
-        return np.full((1, len(self._names)), self.n_background + row)

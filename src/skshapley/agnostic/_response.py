@@ -107,7 +107,7 @@ class Response:
 def model_response(model, response_method, X) -> Response:
     """The response of ``model`` that ``response_method`` names, shaped on ``X``.
 
-    ``X`` (the background, as the model reads it) is called once to learn
+    ``X`` (background rows, as the model reads them) is called once to learn
     the output's shape; a method that the model lacks, or an output that is
     not one value or one row of values per row, is a ValueError.
     """
