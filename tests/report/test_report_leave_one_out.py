@@ -22,21 +22,25 @@ WITH_LEAVE_ONE_OUT = (*SECTION_IDS[:4], "leave-one-out", *SECTION_IDS[4:])
 
 
 def saturating(X) -> np.ndarray:
-    """Copies read through a max, an AND-like product, an additive term."""
+    """Copies read through a max, an AND-like product, an additive term; the
+    last column is unused."""
     X = np.asarray(X, dtype=np.float64)
     return np.maximum(X[:, 0], X[:, 1]) + X[:, 2] * X[:, 3] + X[:, 4]
 
 
 def saturating_data(n_rows=40, n_background=12, seed=0):
     """Rows where the copies s0 = s1 and the pair a2, a3 are on (1 or 2);
-    a background where they are all 0; the additive x4 anywhere."""
+    a background where they are all 0; the additive x4 and the unused
+    column anywhere."""
     rng = np.random.default_rng(seed)
-    columns = ["s0", "s1", "a2", "a3", "x4"]
+    columns = ["s0", "s1", "a2", "a3", "x4", "unused"]
 
     def frame(n, on):
         signal = rng.choice([1.0, 2.0], size=n) if on else np.zeros(n)
         pair = rng.choice([1.0, 2.0], size=(n, 2)) if on else np.zeros((n, 2))
-        values = np.column_stack([signal, signal, pair, rng.normal(size=n)])
+        values = np.column_stack(
+            [signal, signal, pair, rng.normal(size=n), rng.normal(size=n)]
+        )
         return pd.DataFrame(values, columns=columns)
 
     return frame(n_rows, True), frame(n_background, False)
@@ -95,7 +99,7 @@ def value_of(page, key: str) -> float:
 
 def reading(page_source: str) -> dict[str, str]:
     """The reading's items by their bold label ("Redundant", ...)."""
-    block = page_source[page_source.index('<ul id="leave-one-out-reading">') :]
+    block = page_source[page_source.index('<ul id="leave-one-out-reading"') :]
     items = re.findall(r"<li>(.*?)</li>", block[: block.index("</ul>")])
     assert items
     texts = [html.unescape(re.sub(r"<[^>]+>", "", item)) for item in items]
@@ -106,7 +110,7 @@ def test_the_section_shows_loo_beside_shapley(saturated, tmp_path):
     explainer, X, background = saturated
     path = report(explainer, X, tmp_path / "r.html", leave_one_out=True)
     page, source = check_report(
-        path, n_images=n_figures(5, len(X)) + 1, sections=WITH_LEAVE_ONE_OUT
+        path, n_images=n_figures(6, len(X)) + 1, sections=WITH_LEAVE_ONE_OUT
     )
     check_residual(page, explainer, X)
     expected = expected_table(explainer, X)
@@ -123,6 +127,7 @@ def test_the_section_shows_loo_beside_shapley(saturated, tmp_path):
         "a2": (np.mean(product), np.mean(product / 2)),
         "a3": (np.mean(product), np.mean(product / 2)),
         "x4": (np.mean(np.abs(additive)), np.mean(np.abs(additive))),
+        "unused": (0.0, 0.0),
     }
     for name, (loo, phi) in closed.items():
         # Means of a few hundred background averages: rounding only.
@@ -154,6 +159,7 @@ def test_the_reading_names_redundant_and_interacting_features(saturated, tmp_pat
     assert set(items) == {"Redundant", "Interacting"}
     assert items["Redundant"].startswith("Redundant: s0, s1 — ")
     assert items["Interacting"].startswith("Interacting: a2, a3 — ")
+    # x4 is additive (LOO = φ); the unused column's 0 and 0 are not read.
     assert "at most 0.5 × mean |φ|" in items["Redundant"]
     assert "at least 1.5 × mean |φ|" in items["Interacting"]
 
