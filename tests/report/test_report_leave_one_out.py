@@ -10,7 +10,7 @@ from sklearn.datasets import load_iris
 from sklearn.linear_model import LinearRegression, LogisticRegression
 
 from skshapley import ExactExplainer, PermutationExplainer, TreeExplainer
-from skshapley.report import _figures, report
+from skshapley.report import _figures, _leave_one_out, report
 from skshapley.report._data import plotted_rows
 
 from .test_report import SECTION_IDS, check_report, check_residual, n_figures
@@ -274,3 +274,18 @@ def test_the_figure_text_fits(saturated, tmp_path, monkeypatch):
     report(long, X.rename(columns=names), tmp_path / "r.html", leave_one_out=True)
     assert "signal (second copy)" in checked
     assert "mean |leave-one-out value|" in checked
+
+
+def test_the_reading_thresholds():
+    # "At most 0.5 x" and "at least 1.5 x" include the bounds; values both
+    # below 5% of the largest mean |φ| (here 2.0: below 0.1) are not read.
+    frame = pd.DataFrame(
+        {
+            "mean_abs_loo": [3.0, 0.0, 1.0, 2.9, 0.0, 0.09, 0.11, 1.0],
+            "mean_abs_shapley": [2.0, 2.0, 2.0, 2.0, 0.0, 0.01, 0.01, 1.0],
+        },
+        index=["at 1.5", "at 0", "at 0.5", "at 1.45", "zero", "small", "above", "1"],
+    )
+    redundant, interacting = _leave_one_out.reading(frame)
+    assert redundant == ["at 0", "at 0.5"]
+    assert interacting == ["at 1.5", "above"]
