@@ -383,6 +383,8 @@ def test_default_explain_writes_attributions(tmp_path, monkeypatch, capfd):
     assert status == 0, err
     assert Path(out.strip()) == (tmp_path / "attributions.csv").resolve()
     assert "diabetes" in err
+    # The demo says what it fitted (once the options are checked).
+    assert "no --model: fitted GradientBoostingRegressor" in err
     assert len(pd.read_csv(tmp_path / "attributions.csv")) == 50
 
 
