@@ -329,3 +329,23 @@ def test_a_model_agnostic_explainer_needs_a_background(case):
     with pytest.raises(ValueError, match="pass background=") as info:
         skshapley.explain(model, X)
     assert CASES[case][1].__name__ in str(info.value)
+
+
+def test_a_malformed_feature_count_is_unknown_or_an_error():
+    # A model read from a file may hold anything: a count that is no count
+    # is unknown (the exact explainer's fit checks the players), and an
+    # attribute that fails is the model's error, not an internal one.
+    model, _ = fitted(LogisticRegression(), classify=True)
+    model.n_features_in_ = "3"
+    assert type(skshapley.Explainer(model, max_players=2)) is ExactExplainer
+
+    class Broken:
+        def predict(self, X):
+            return np.zeros(len(X))
+
+        @property
+        def n_features_in_(self):
+            raise TypeError("'>' not supported")
+
+    with pytest.raises(ValueError, match="Broken is malformed"):
+        skshapley.Explainer(Broken())

@@ -2,11 +2,13 @@
 
 import inspect
 from collections.abc import Mapping
+from numbers import Integral
 
 import pandas as pd
 
 from ._base import BaseExplainer
 from ._errors import UnsupportedModelError, unsupported_model
+from ._malformed import malformed_model_errors
 from ._naming import model_name
 from ._pipeline import final_estimator
 from .agnostic import ExactExplainer, PermutationExplainer
@@ -273,7 +275,7 @@ def _n_players(model, groups) -> int | None:
     A mapping's groups are players, and so is each input column in none of
     them; without a mapping, each input column (``n_features_in_``) is one.
     """
-    n_features = getattr(model, "n_features_in_", None)
+    n_features = _n_features(model)
     if not isinstance(groups, Mapping):
         return n_features
     members = set()
@@ -282,6 +284,16 @@ def _n_players(model, groups) -> int | None:
     if n_features is None:
         return len(groups)
     return len(groups) + max(n_features - len(members), 0)
+
+
+@malformed_model_errors
+def _n_features(model) -> int | None:
+    """``model.n_features_in_``, or None unless it is a count (a model read
+    from a file may hold anything there)."""
+    n_features = getattr(model, "n_features_in_", None)
+    if isinstance(n_features, bool) or not isinstance(n_features, Integral):
+        return None
+    return int(n_features)
 
 
 def no_explainer(model, refusals: list[UnsupportedModelError]):
