@@ -684,3 +684,57 @@ def interventional_interactions(predict, x, background, players=None):
             for table in tables.T
         ]
     )
+
+
+# ---------------------------------------------------------------------------
+# Model-agnostic explainers: the indices of one interventional table (see
+# interventional_table) by their definitions, and the marginal contributions
+# of the players along one order of arrival (what permutation sampling
+# averages).
+
+
+def index_of_tables(tables, index):
+    """``index`` ("shapley", "banzhaf" or "loo") of each column of ``tables``.
+
+    ``tables`` holds v(S) for every bitmask S, shape (2**d, n_outputs);
+    returns (d, n_outputs). Leave-one-out is ``v(N) - v(N minus i)``.
+    """
+    d = int(np.log2(len(tables)))
+    full = 2**d - 1
+    if index == "loo":
+        return np.array([tables[full] - tables[full & ~(1 << i)] for i in range(d)])
+    by_enumeration = {
+        "shapley": shapley_by_enumeration,
+        "banzhaf": banzhaf_by_enumeration,
+    }
+    return np.column_stack([by_enumeration[index](t, d) for t in tables.T])
+
+
+def interventional_index(predict, x, background, index, players=None):
+    """The interventional game's ``index`` at the row ``x``, (d, n_outputs)."""
+    if players is None:
+        players = [[j] for j in range(np.shape(background)[1])]
+    return index_of_tables(interventional_table(predict, x, background, players), index)
+
+
+def arrival_contributions(table, order):
+    """v(players before i, and i) - v(players before i), for each player i.
+
+    ``order`` is the order in which the players arrive; ``table`` one
+    output's v(S) for every bitmask S. The contributions sum to
+    v(N) - v(empty set) whatever the order.
+    """
+    contributions = np.zeros(len(order))
+    mask = 0
+    for player in order:
+        contributions[player] = table[mask | 1 << player] - table[mask]
+        mask |= 1 << player
+    return contributions
+
+
+def contributions_by_order(table, d):
+    """:func:`arrival_contributions` of each of the d! orders, keyed by order."""
+    return {
+        order: arrival_contributions(table, order)
+        for order in itertools.permutations(range(d))
+    }

@@ -6,13 +6,15 @@ input contract (DataFrames matched by name in any column order, NumPy
 arrays, polars frames, the caller's data never modified), bit-identical
 values for any ``n_jobs``, efficiency against the model's own output, and
 interaction values that sum to the Shapley values in the same layout.
-What is particular to one explainer is tested in ``tests/trees`` and
-``tests/kernels``.
+The model-agnostic explainers keep the same contract with a background
+given to ``fit``, have no ``n_jobs`` and no interaction values.
+What is particular to one explainer is tested in ``tests/trees``,
+``tests/kernels`` and ``tests/agnostic``.
 """
 
 import inspect
 import pickle
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
@@ -31,12 +33,20 @@ from sklearn.exceptions import NotFittedError
 from sklearn.gaussian_process import GaussianProcessClassifier, GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF
 from sklearn.kernel_ridge import KernelRidge
+from sklearn.linear_model import LogisticRegression
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.neural_network import MLPRegressor
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, OneClassSVM
 
 import skshapley
-from skshapley import ProductKernelExplainer, TreeExplainer
+from skshapley import (
+    ExactExplainer,
+    PermutationExplainer,
+    ProductKernelExplainer,
+    TreeExplainer,
+)
 
 FEATURES = ["age", "dose", "weight", "height"]
 
@@ -53,6 +63,17 @@ class Family:
     # Efficiency is checked to this absolute error, on outputs of scale ~1.
     atol: float = 1e-10
     library: str | None = None  # an optional library the model needs
+    # The explainer's constructor parameters besides the model.
+    params: dict = field(default_factory=dict)
+
+    @property
+    def agnostic(self) -> bool:
+        """Whether the explainer calls the model on a background (no parsing)."""
+        return self.explainer in (ExactExplainer, PermutationExplainer)
+
+    def fit_data(self) -> tuple:
+        """What ``fit`` takes: a background for the agnostic explainers."""
+        return (data(n=10, seed=4)[0],) if self.agnostic else ()
 
 
 def predict(model, X):
@@ -181,6 +202,27 @@ FAMILIES = [
         latent_mean,
         classes=3,
     ),
+    Family(
+        "logistic_regression",
+        ExactExplainer,
+        LogisticRegression,
+        probability,
+        classes=3,
+    ),
+    Family(
+        "mlp_regressor",
+        ExactExplainer,
+        lambda: MLPRegressor(hidden_layer_sizes=(8,), max_iter=2000, random_state=0),
+        predict,
+    ),
+    Family(
+        "k_neighbors_classifier",
+        PermutationExplainer,
+        lambda: KNeighborsClassifier(5),
+        probability,
+        classes=3,
+        params={"n_permutations": 4, "random_state": 0},
+    ),
 ]
 
 
@@ -210,14 +252,21 @@ def fitted(name: str, pipeline: bool):
     return model.fit(X, y)
 
 
-CASES = [
-    pytest.param(
-        (family, pipeline),
-        id=f"{family.name}-{'pipeline' if pipeline else 'model'}",
-    )
-    for family in FAMILIES
-    for pipeline in (False, True)
-]
+def cases(families):
+    return [
+        pytest.param(
+            (family, pipeline),
+            id=f"{family.name}-{'pipeline' if pipeline else 'model'}",
+        )
+        for family in families
+        for pipeline in (False, True)
+    ]
+
+
+CASES = cases(FAMILIES)
+# The explainers that parse the model: threads and interaction values.
+PARSED_CASES = cases([family for family in FAMILIES if not family.agnostic])
+AGNOSTIC_CASES = cases([family for family in FAMILIES if family.agnostic])
 
 
 @pytest.fixture(params=CASES)
@@ -225,7 +274,8 @@ def case(request):
     """(family, fitted model, fitted explainer) of one case."""
     family, pipeline = request.param
     model = fitted(family.name, pipeline)
-    return family, model, family.explainer(model).fit()
+    explainer = family.explainer(model, **family.params)
+    return family, model, explainer.fit(*family.fit_data())
 
 
 def test_the_entry_point_picks_the_explainer(case):
@@ -233,11 +283,28 @@ def test_the_entry_point_picks_the_explainer(case):
     assert family.explainer.supports(model)
     others = {TreeExplainer, ProductKernelExplainer} - {family.explainer}
     assert not any(other.supports(model) for other in others)
-    chosen = skshapley.Explainer(model, n_jobs=1)
-    assert type(chosen) is family.explainer
-    assert chosen.n_jobs == 1
     X, _ = data(n=5, seed=1)
-    pd.testing.assert_frame_equal(skshapley.explain(model, X), explainer.explain(X))
+    if not family.agnostic:
+        chosen = skshapley.Explainer(model, n_jobs=1)
+        assert chosen.n_jobs == 1
+        explained = skshapley.explain(model, X)
+    else:
+        # Four features: the permutation explainer is chosen above max_players.
+        params = dict(family.params)
+        if family.explainer is PermutationExplainer:
+            params["max_players"] = 3
+        chosen = skshapley.Explainer(model, **params)
+        background = family.fit_data()[0]
+        explained = skshapley.explain(model, X, background=background, **params)
+    assert type(chosen) is family.explainer
+    pd.testing.assert_frame_equal(explained, explainer.explain(X))
+
+
+# Parameters set_params changes, with values other than the defaults.
+SETTABLE = {
+    ExactExplainer: {"max_players": 7, "index": "banzhaf"},
+    PermutationExplainer: {"n_permutations": 7, "random_state": 3},
+}
 
 
 def test_params_are_the_constructors(case):
@@ -247,26 +314,35 @@ def test_params_are_the_constructors(case):
     assert set(params) == names
     assert params["model"] is model
     unfitted = family.explainer(model)
-    assert unfitted.set_params(n_jobs=2, n_quadrature_points=7) is unfitted
-    assert (unfitted.n_jobs, unfitted.n_quadrature_points) == (2, 7)
+    settable = SETTABLE.get(family.explainer, {"n_jobs": 2, "n_quadrature_points": 7})
+    assert unfitted.set_params(**settable) is unfitted
+    assert {name: getattr(unfitted, name) for name in settable} == settable
     assert not hasattr(unfitted, "expected_value_")  # set_params only stores
-    assert unfitted.fit(*data()) is unfitted  # X and y are not used
+    if family.agnostic:
+        assert unfitted.fit(*family.fit_data()) is unfitted
+    else:
+        assert unfitted.fit(*data()) is unfitted  # X and y are not used
 
 
 def test_clone_explains_the_same_model(case):
-    _, model, explainer = case
+    family, model, explainer = case
     cloned = clone(explainer)
     assert cloned.get_params(deep=False)["model"] is model  # not a refitted copy
     assert not hasattr(cloned, "expected_value_")
     X, _ = data(n=6, seed=1)
-    pd.testing.assert_frame_equal(cloned.fit().explain(X), explainer.explain(X))
+    pd.testing.assert_frame_equal(
+        cloned.fit(*family.fit_data()).explain(X), explainer.explain(X)
+    )
 
 
 def test_pickle_round_trip_needs_no_model_object(case):
     # What explain and raw_predict read is parsed into the explainer's own
-    # arrays (and a pipeline's preprocessing): not the model object.
-    _, _, explainer = case
-    restored = pickle.loads(pickle.dumps(explainer)).set_params(model=None)
+    # arrays (and a pipeline's preprocessing): not the model object. The
+    # agnostic explainers call the model: theirs travels with them.
+    family, _, explainer = case
+    restored = pickle.loads(pickle.dumps(explainer))
+    if not family.agnostic:
+        restored.set_params(model=None)
     X, _ = data(n=6, seed=1)
     pd.testing.assert_frame_equal(restored.explain(X), explainer.explain(X))
     np.testing.assert_array_equal(restored.raw_predict(X), explainer.raw_predict(X))
@@ -323,6 +399,7 @@ def test_input_is_not_modified(case):
     np.testing.assert_array_equal(array, X.to_numpy())
 
 
+@pytest.mark.parametrize("case", PARSED_CASES, indirect=True)
 def test_n_jobs_gives_identical_values(case):
     family, model, _ = case
     X, _ = data(n=70, seed=2)
@@ -351,6 +428,7 @@ def test_efficiency_against_the_models_own_output(case):
         np.testing.assert_allclose(total, raw[:, k], rtol=0, atol=family.atol)
 
 
+@pytest.mark.parametrize("case", PARSED_CASES, indirect=True)
 def test_interactions_sum_to_explain_in_its_layout(case):
     family, model, explainer = case
     assert explainer.supports_interactions
@@ -372,3 +450,11 @@ def test_interactions_sum_to_explain_in_its_layout(case):
         for n_jobs in (1, 2)
     )
     pd.testing.assert_frame_equal(one, two, check_exact=True)
+
+
+@pytest.mark.parametrize("case", AGNOSTIC_CASES, indirect=True)
+def test_agnostic_explainers_have_no_interactions(case):
+    _, _, explainer = case
+    assert not explainer.supports_interactions
+    with pytest.raises(NotImplementedError):
+        explainer.explain_interactions(data(n=2, seed=1)[0])

@@ -97,7 +97,7 @@ class AgnosticExplainer(BaseExplainer):
         background = self._prepared(X)[0].frame
         if len(background) == 0:
             raise ValueError("The background data X_background has no rows.")
-        self._background = background.reset_index(drop=True)
+        self._background = background  # its index labels name rows in errors
         # The first row shows the output's shape; every call is checked against it.
         self._response = model_response(
             self.model, self.response_method, self._model_rows(background.iloc[:1])
@@ -285,7 +285,8 @@ class AgnosticExplainer(BaseExplainer):
                 kept = self.player_names_[coalitions[chunk][coalition]]
                 return (
                     f"a hybrid of X's row {label!r} (its values on "
-                    f"{[str(name) for name in kept]}) and background row {background}"
+                    f"{[str(name) for name in kept]}) and background row "
+                    f"{self._background.index[background]!r}"
                 )
 
             out = self._response(rows, words)
