@@ -101,7 +101,12 @@ def explain(manifest, data, results, start) -> None:
     X = pd.read_csv(data)
     # The explainers the command makes, kept for their raw predictions.
     made, make_explainer = [], _main.make_explainer
-    _main.make_explainer = lambda *args: made.append(make_explainer(*args)) or made[-1]
+
+    def making(*args, **choice):
+        made.append(make_explainer(*args, **choice))
+        return made[-1]
+
+    _main.make_explainer = making
 
     def record_of(path):
         out, stderr = f"{path}.out.csv", io.StringIO()

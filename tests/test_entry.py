@@ -1,7 +1,8 @@
 """The entry points: Explainer, explain, supports and the unsupported-model error.
 
-Dispatch for every model family is in tests/test_common.py; here are the
-refusals and the one-output form of ``explain``.
+Dispatch for every model family is in tests/test_dispatch.py (and the exact
+families' contract in tests/test_common.py); here are the refusals and the
+one-output form of ``explain``.
 """
 
 import numpy as np
@@ -16,7 +17,12 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVR
 
 import skshapley
-from skshapley import ProductKernelExplainer, TreeExplainer, UnsupportedModelError
+from skshapley import (
+    ExactExplainer,
+    ProductKernelExplainer,
+    TreeExplainer,
+    UnsupportedModelError,
+)
 
 EXPLAINERS = [TreeExplainer, ProductKernelExplainer]
 
@@ -27,28 +33,47 @@ def data(n=40, seed=0):
     return X, X["a"] - X["b"] * X["c"]
 
 
-def test_an_unknown_model_gets_one_short_line():
-    X, y = data()
+@pytest.mark.parametrize(
+    ("model", "name"),
+    [
+        (StandardScaler().fit(data()[0]), "StandardScaler"),
+        (object(), "builtins.object"),
+        (make_pipeline(StandardScaler()).fit(data()[0]), "StandardScaler"),
+    ],
+    ids=["transformer", "object", "pipeline_of_a_transformer"],
+)
+def test_a_model_without_a_response_gets_one_short_line(model, name):
+    # Changed by issue 14: a fitted LinearRegression is now explained (by
+    # ExactExplainer); what no explainer takes is a model with no predict,
+    # predict_proba or decision_function that is not callable.
+    X, _ = data()
     with pytest.raises(UnsupportedModelError) as info:
-        skshapley.Explainer(LinearRegression().fit(X, y))
+        skshapley.Explainer(model)
     message = str(info.value)
-    assert message.startswith("skshapley does not support LinearRegression;")
+    assert message.startswith(f"skshapley does not support {name};")
     for family in ("tree ensembles", "XGBoost", "LightGBM", "product-kernel"):
         assert family in message
+    assert "any model with predict, predict_proba or decision_function" in message
     assert "Supported models" in message  # where the full list is
     assert "\n" not in message
     assert len(message) < 300
-    with pytest.raises(UnsupportedModelError, match="LinearRegression"):
-        skshapley.explain(LinearRegression().fit(X, y), X)
+    with pytest.raises(UnsupportedModelError, match=name):
+        skshapley.explain(model, X, background=X)
 
 
-def test_a_supported_kind_with_unsupported_settings_says_why():
-    # Not "does not support KernelRidge": the kernel is what to change.
+def test_a_kernel_with_unsupported_settings_is_explained_model_agnostically():
+    # Changed by issue 14: KernelRidge(kernel="poly") is no product kernel,
+    # but a model with predict: ExactExplainer explains it. The kernel
+    # explainer itself still says what to change.
     X, y = data()
     model = KernelRidge(kernel="poly").fit(X, y)
+    assert type(skshapley.Explainer(model)) is ExactExplainer
     with pytest.raises(UnsupportedModelError, match="kernel='poly'") as info:
-        skshapley.Explainer(model)
+        ProductKernelExplainer(model).fit()
     assert "is not a product kernel" in str(info.value)
+    phi = skshapley.explain(model, X.iloc[:3], background=X.iloc[:10])
+    expected = ExactExplainer(model).fit(X.iloc[:10]).explain(X.iloc[:3])
+    pd.testing.assert_frame_equal(phi, expected)
 
 
 @pytest.mark.parametrize("cls", EXPLAINERS)

@@ -130,9 +130,12 @@ def test_a_kernel_model_has_no_background(capfd, files, tmp_path):
         "--data", files["data"], "--target", "target", "--trust-pickle",
         "--background", files["bg_csv"], "--out", tmp_path / "phi.csv",
     )  # fmt: skip
+    # Changed by issue 14: a background is for tree models and the
+    # model-agnostic explainers, which --method chooses.
     assert_one_line_error(
-        status, err, 1, "--background is for tree models", "ProductKernelExplainer",
-        "leave out --background",
+        status, err, 1, "SVR is explained by ProductKernelExplainer",
+        "takes no background data", "leave out --background",
+        "--method exact or --method permutation",
     )  # fmt: skip
     assert not (tmp_path / "phi.csv").exists()
 

@@ -18,7 +18,6 @@ import pandas as pd
 import pytest
 from sklearn.datasets import load_diabetes, load_iris
 from sklearn.ensemble import GradientBoostingRegressor
-from sklearn.linear_model import LinearRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVR
@@ -99,9 +98,11 @@ def files(tmp_path_factory):
     paths["pickle"] = folder / "model.pkl"
     with open(paths["pickle"], "wb") as file:
         pickle.dump(gbr, file)
-    paths["linear"] = folder / "linear.joblib"
-    with open(paths["linear"], "wb") as file:
-        pickle.dump(LinearRegression().fit(X, y), file)
+    # Changed by issue 14: a LinearRegression is explained (model-agnostically);
+    # a transformer, with no predict, is what no explainer takes.
+    paths["transformer"] = folder / "transformer.joblib"
+    with open(paths["transformer"], "wb") as file:
+        pickle.dump(StandardScaler().fit(X), file)
 
     sio = pytest.importorskip("skops.io")
     paths["skops_tree"] = folder / "tree.skops"
@@ -222,7 +223,7 @@ def test_pickle_is_refused_without_trust(files, tmp_path):
     ("args", "status", "fragment"),
     [
         (["--model", "nowhere.json", "--data", "nowhere.csv"], 1, "not found"),
-        (["--model", "linear.joblib", "--data", "diabetes.csv", "--target",
+        (["--model", "transformer.joblib", "--data", "diabetes.csv", "--target",
           "target", "--trust-pickle"], 1, "skshapley does not support"),
         (["--rows", "many"], 2, "--rows"),
     ],
@@ -382,6 +383,8 @@ def test_default_explain_writes_attributions(tmp_path, monkeypatch, capfd):
     assert status == 0, err
     assert Path(out.strip()) == (tmp_path / "attributions.csv").resolve()
     assert "diabetes" in err
+    # The demo says what it fitted (once the options are checked).
+    assert "no --model: fitted GradientBoostingRegressor" in err
     assert len(pd.read_csv(tmp_path / "attributions.csv")) == 50
 
 
@@ -419,9 +422,9 @@ def corrupt_file(folder: Path, name: str) -> Path:
          ["cannot read", "skops"]),
         (["--model", "{bad_pickle}", "--data", "{data}", "--trust-pickle"], 1,
          ["cannot load"]),
-        (["--model", "{linear}", "--data", "{data}", "--target", "target",
+        (["--model", "{transformer}", "--data", "{data}", "--target", "target",
           "--trust-pickle"], 1,
-         ["skshapley does not support LinearRegression", "tree ensembles"]),
+         ["skshapley does not support StandardScaler", "tree ensembles"]),
         (["--model", "{skops_kernel}", "--data", "{data}", "--target", "target",
           "--groups", "g=s1,nothing"], 1, ["'nothing'"]),
         (["--model", "{xgboost}", "--data", "{data}", "--target", "target",

@@ -15,7 +15,7 @@ import pytest
 from sklearn.datasets import load_diabetes, load_iris
 from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 from sklearn.kernel_ridge import KernelRidge
-from sklearn.linear_model import LinearRegression
+from sklearn.preprocessing import StandardScaler
 
 from skshapley import TreeExplainer, UnsupportedModelError
 from skshapley.cli import _inputs, _main, main
@@ -37,7 +37,9 @@ def files(tmp_path_factory):
         paths[name].write_bytes(pickle.dumps(obj))
 
     save("tree", gbr)
-    save("linear", LinearRegression().fit(X, y))
+    # Changed by issue 14: a LinearRegression is explained (model-agnostically);
+    # a transformer, with no predict, is what no explainer takes.
+    save("transformer", StandardScaler().fit(X))
     paths["data"] = folder / "diabetes.csv"
     X.assign(target=y).to_csv(paths["data"], index=False)
     iris = load_iris(as_frame=True)
@@ -90,7 +92,7 @@ def test_success_is_status_0(files, tmp_path, capfd):
 
 
 def test_internal_error_is_status_3_with_a_hint_to_report_it(files, capfd, monkeypatch):
-    def broken(model, groups, background):
+    def broken(model, groups, background, **choice):
         raise KeyError("a bug")
 
     monkeypatch.setattr(_main, "make_explainer", broken)
@@ -108,7 +110,7 @@ def test_internal_error_is_status_3_with_a_hint_to_report_it(files, capfd, monke
 
 
 def test_out_of_memory_is_status_1(files, capfd, monkeypatch):
-    def too_big(model, groups, background):
+    def too_big(model, groups, background, **choice):
         raise MemoryError
 
     monkeypatch.setattr(_main, "make_explainer", too_big)
@@ -137,7 +139,7 @@ def test_a_missing_optional_library_is_status_1(
 
 
 def test_an_import_error_of_a_bug_is_internal(files, capfd, monkeypatch):
-    def broken(model, groups, background):
+    def broken(model, groups, background, **choice):
         raise ImportError("a bug")
 
     monkeypatch.setattr(_main, "make_explainer", broken)
@@ -174,10 +176,10 @@ def test_warnings_are_one_line_each_and_none_after_an_error(
 ):
     fitted = _main.make_explainer
 
-    def warning(model, groups, background):
+    def warning(model, groups, background, **choice):
         warnings.warn("first\nsecond line", UserWarning, stacklevel=1)
         warnings.warn("first\nsecond line", UserWarning, stacklevel=1)  # shown once
-        return fitted(model, groups, background)
+        return fitted(model, groups, background, **choice)
 
     monkeypatch.setattr(_main, "make_explainer", warning)
     status, _, err = call(
@@ -271,9 +273,9 @@ def test_strings_in_a_numeric_column_pass_the_explainers_message(
 
 
 def test_unsupported_model_is_one_short_line(files, capfd):
-    status, _, err = explain(files, capfd, "--target", "target", model="linear")
+    status, _, err = explain(files, capfd, "--target", "target", model="transformer")
     line = error_line(status, err, 1)
-    assert "skshapley does not support LinearRegression" in line
+    assert "skshapley does not support StandardScaler" in line
     assert "XGBoost" in line
     assert "LightGBM" in line
     assert "product-kernel models" in line

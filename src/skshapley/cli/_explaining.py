@@ -6,12 +6,10 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import NotFittedError
 
-from .._entry import EXPLAINERS, no_explainer
+from .._entry import fitted_explainer
 from .._errors import UnsupportedModelError
-from .._naming import model_name
 from .._outputs import chosen_output
 from .._pipeline import final_estimator
-from ..trees import TreeExplainer
 from ._inputs import CommandError
 
 # The groups of a pipeline explained without --groups: one attribution per
@@ -19,41 +17,47 @@ from ._inputs import CommandError
 PIPELINE_GROUPS = "input"
 
 
-def make_explainer(model, groups: dict | str | None, background=None):
-    """The first explainer in ``EXPLAINERS`` that supports ``model``, fitted.
+def make_explainer(
+    model,
+    groups: dict | str | None,
+    background=None,
+    *,
+    method: str = "auto",
+    n_permutations: int | None = None,
+    seed: int | None = None,
+):
+    """The explainer of ``model`` (``skshapley.Explainer``'s choice), fitted.
 
     Without ``groups``, a pipeline is explained with :data:`PIPELINE_GROUPS`.
-    With ``background`` (a DataFrame), only a tree model is explained:
-    interventionally, against those rows; a kernel model is refused.
+    With ``background`` (a DataFrame), a tree model is explained
+    interventionally, against those rows; a kernel model is refused. Any
+    other model, or any model with ``method`` "exact" or "permutation",
+    is explained model-agnostically against ``background``, which it then
+    needs. The permutation explainer samples ``n_permutations`` (its
+    default if None) orders per row, seeded by ``seed`` (default 0).
 
-    Only an explainer's :class:`UnsupportedModelError` moves on to the next
-    explainer; its other errors are about this model (or a bug) and are
-    raised as they are, a ``ValueError`` as a :class:`CommandError`. Each
-    explainer parses the model once (its ``fit``), not also in ``supports``.
+    An explainer's ``UnsupportedModelError`` moves on to the next explainer;
+    its other errors are about this model (or a bug) and are raised as they
+    are, a ``ValueError`` as a :class:`CommandError`. Each explainer parses
+    the model once (its ``fit``), not also in ``supports``.
     """
     if groups is None and _has_preprocessing(model):
         groups = PIPELINE_GROUPS
-    refusals = []
-    for cls in EXPLAINERS:
-        try:
-            if background is None:
-                return cls(model, groups=groups).fit()
-            if cls is TreeExplainer:
-                explainer = cls(
-                    model, groups=groups, feature_perturbation="interventional"
-                )
-                return explainer.fit(background)
-            if cls.supports(model):
-                raise CommandError(
-                    f"--background is for tree models; {model_name(model)} is "
-                    f"explained by {cls.__name__}, whose value function takes "
-                    "no background data: leave out --background"
-                )
-        except UnsupportedModelError as exc:
-            refusals.append(exc)
-        except ValueError as exc:  # a model not fitted, a bad group, ...
-            raise CommandError(str(exc)) from exc
-    raise CommandError(str(no_explainer(model, refusals)))
+    permutations = {"random_state": 0 if seed is None else seed}
+    if n_permutations is not None:
+        permutations["n_permutations"] = n_permutations
+    try:
+        return fitted_explainer(
+            model,
+            background,
+            {"groups": groups},
+            method=method,
+            permutation_params=permutations,
+            option="--background",
+            agnostic="--method exact or --method permutation",
+        )
+    except (UnsupportedModelError, ValueError) as exc:  # a model not fitted, ...
+        raise CommandError(str(exc)) from exc
 
 
 def output_name(explainer, name: str | None):

@@ -5,6 +5,8 @@ import sys
 import traceback
 import warnings
 
+from .._entry import explainer_class
+from .._errors import UnsupportedModelError
 from .._naming import model_name
 from .._optional import MissingDependencyError, optional_import, require_matplotlib
 from ._background import background_of
@@ -138,7 +140,13 @@ def _check_arguments(args) -> None:
                 flag = "--" + option.replace("_", "-")
                 raise UsageError(f"{flag} needs --background")
     elif args.seed is not None and args.background_rows is None:
-        raise UsageError("--seed needs --background-rows (it seeds their sample)")
+        # With --method auto, the explainer chosen may be the permutation one.
+        _check_seed(args, sampling=args.method != "exact")
+    if args.permutations is not None and args.method == "exact":
+        raise UsageError(
+            "--permutations is for the permutation explainer; --method exact "
+            "samples nothing"
+        )
     if args.model is not None:  # every file before reading any: fail fast
         check_file(args.model, "model", MODEL_SUFFIXES)
         check_file(args.data, "data", DATA_SUFFIXES)
@@ -178,10 +186,19 @@ def _setup(args):
 
     groups = _groups(args)
     _check_arguments(args)
-    model, X, data_name = _inputs(args, say)
+    told = []  # said once the options are checked: an error is one line
+    model, X, data_name = _inputs(args, told.append)
+    _check_choice(args, model, groups)
+    for message in told:
+        say(message)
     background = background_of(args)
     explainer = make_explainer(
-        model, groups, None if background is None else background.data
+        model,
+        groups,
+        None if background is None else background.data,
+        method=args.method,
+        n_permutations=args.permutations,
+        seed=args.seed,
     )
     output = output_name(explainer, args.output)
     try:  # the data's columns and types, before a long explanation
@@ -198,6 +215,47 @@ def _setup(args):
         f"output: {explainer.raw_output_}{against})"
     )
     return explainer, X, data_name, output, background
+
+
+def _check_choice(args, model, groups) -> None:
+    """The options that only some explainers take, before anything is fitted.
+
+    The explainer is the one :func:`~skshapley.Explainer` would choose (or
+    ``--method``'s); a model that none explains is left to
+    :func:`make_explainer` to report.
+    """
+    seeded = args.seed is not None and args.background_rows is None
+    leave_one_out = getattr(args, "leave_one_out", False)
+    if args.permutations is None and not seeded and not leave_one_out:
+        return
+    try:
+        cls = explainer_class(model, {"groups": groups}, args.method)
+    except UnsupportedModelError:
+        return
+    sampling = cls.method_ == "permutation"
+    if args.permutations is not None and not sampling:
+        raise UsageError(
+            f"--permutations is for the permutation explainer; the model is "
+            f"explained by {cls.__name__} (choose the other with --method "
+            "permutation)"
+        )
+    if seeded:
+        _check_seed(args, sampling=sampling)
+    if leave_one_out and not hasattr(cls, "leave_one_out"):
+        raise CommandError(
+            f"--leave-one-out needs a model-agnostic explainer, and the model "
+            f"is explained by {cls.__name__}: use --method exact/permutation "
+            "with --background"
+        )
+
+
+def _check_seed(args, *, sampling: bool) -> None:
+    """``--seed`` without ``--background-rows`` seeds the permutations, if any."""
+    if not sampling:
+        raise UsageError(
+            "--seed needs --background-rows or the permutation explainer (it "
+            "seeds their random draws)"
+        )
 
 
 def _progress(args) -> Progress:
@@ -230,6 +288,7 @@ def _report(args) -> int:
                 explainer, X, args.out, title=title, top_k=4, max_display=20,
                 output=output, progress=_progress(args),
                 interactions=args.interactions, option="--output NAME", notes=notes,
+                leave_one_out=args.leave_one_out,
             )  # fmt: skip
         except ValueError as exc:  # the explainer's errors about the data
             raise CommandError(str(exc)) from exc

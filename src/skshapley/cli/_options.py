@@ -19,7 +19,15 @@ scikit-learn's diabetes data and writes skshapley-report.html.
 Tree ensembles are explained by TreeExplainer; kernel models (kernel ridge,
 SVMs, Gaussian processes) by ProductKernelExplainer. What is explained is the
 model's raw output: the regression value, the margin (log-odds) of boosted
-classifiers, the class probabilities of forests.
+classifiers, the class probabilities of forests. Any other model (a logistic
+regression, an MLP, a pipeline of them, ...) is explained model-agnostically,
+against --background: by ExactExplainer, which evaluates the model on every
+coalition of up to 16 features, else by PermutationExplainer, which samples
+--permutations orders of the features (seeded by --seed, default 0; the
+values still add up exactly). --method exact or --method permutation uses
+them for any model, trees and kernels included. For those, the output
+explained is predict_proba for classifiers, else decision_function or
+predict.
 
 Outputs are written to a temporary file and renamed when complete: an error
 or Ctrl-C leaves any previous file as it was. An existing --out is replaced
@@ -32,6 +40,8 @@ rows of that file (the values compare each row with that population, and
 the base value is the model's mean output over it), instead of the training
 covers stored in the trees. --background-rows N keeps a random sample of N
 of its rows (seed 0, or --seed S). Kernel models have no background.
+Model-agnostic explainers need one: a few hundred rows of the training data
+are typical (their cost grows with the number of background rows).
 
 Exit status: 0 success; 1 a problem with a file, the model or the data (one
 line on stderr); 2 a usage error; 3 an internal error, a bug: please report
@@ -48,7 +58,9 @@ reports on all 442 rows, in a few seconds.
 The report is one HTML file (images embedded, no JavaScript, no network):
 summary, importance table, importance and beeswarm plots, dependence plots,
 waterfalls of the highest, lowest and median predictions; with
---interactions, the strongest pairs of interacting features and a heatmap.
+--interactions, the strongest pairs of interacting features and a heatmap;
+with --leave-one-out (model-agnostic explainers), each feature's
+leave-one-out value beside its Shapley value, and where they differ.
 The report needs matplotlib: pip install "skshapley[plot]".
 """
 
@@ -112,6 +124,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--interactions",
         action="store_true",
         help="add a section on the strongest interactions between features",
+    )
+    report.add_argument(
+        "--leave-one-out",
+        action="store_true",
+        help="add a section comparing each feature's leave-one-out value with "
+        "its Shapley value (needs a model-agnostic explainer: --background, "
+        "and --method exact or permutation for trees and kernels)",
     )
     _add_options(report)
     explain = _subcommand(
@@ -178,8 +197,9 @@ def _add_inputs(parser: argparse.ArgumentParser) -> None:
         "--background",
         type=Path,
         metavar="PATH",
-        help="explain a tree model against the rows of this file (.csv, .csv.gz "
-        "or .parquet, the features' columns): interventional Shapley values",
+        help="explain the model against the rows of this file (.csv, .csv.gz "
+        "or .parquet, the features' columns): interventional Shapley values; "
+        "needed by the model-agnostic explainers, refused for kernel models",
     )
     parser.add_argument(
         "--background-rows",
@@ -192,7 +212,24 @@ def _add_inputs(parser: argparse.ArgumentParser) -> None:
         "--seed",
         type=_seed,
         metavar="S",
-        help="the random seed of --background-rows (default: 0)",
+        help="the random seed of --background-rows and of the permutation "
+        "explainer's orders (default: 0)",
+    )
+    parser.add_argument(
+        "--method",
+        choices=("auto", "exact", "permutation"),
+        default="auto",
+        help="auto (default): the exact explainer of tree and kernel models, "
+        "else the model-agnostic one; exact: evaluate every coalition of "
+        "features (ExactExplainer); permutation: sample orders of the "
+        "features (PermutationExplainer); both need --background",
+    )
+    parser.add_argument(
+        "--permutations",
+        type=_positive_int,
+        metavar="N",
+        help="orders of the features sampled per row by the permutation "
+        "explainer, each also reversed (default: 10)",
     )
 
 

@@ -109,6 +109,10 @@ class ProductKernelExplainer(BaseExplainer):
         exact rule). ``phi.attrs`` holds both numbers too.
     base_value_meaning : str
         (Class attribute.) What ``expected_value_`` is, in words.
+    method_ : str
+        (Class attribute.) ``"kernel"``: how :func:`skshapley.Explainer`'s
+        choice explains (``"tree"``, ``"exact"`` and ``"permutation"`` for
+        the others).
 
     See Also
     --------
@@ -134,6 +138,7 @@ class ProductKernelExplainer(BaseExplainer):
     _fitted_attribute = "game_"
     _parse = staticmethod(parse_kernel_model)
     supports_interactions = True
+    method_ = "kernel"
 
     base_value_meaning = (
         "what the kernel model predicts when no feature is known: an unknown "

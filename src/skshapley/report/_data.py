@@ -132,14 +132,22 @@ def plotted_interactions(explainer, X, ex: Explanation) -> pd.DataFrame:
     The plotted rows are every row up to :data:`MAX_PLOTTED_ROWS`: an
     interaction frame has ``n_players`` times as many values as ``phi``.
     """
-    if len(ex.plotted) < ex.n_samples:
-        X = as_pandas(X)
-        if isinstance(X, pd.DataFrame):
-            X = X.iloc[ex.plotted]
-        else:
-            X = (X.tocsr() if sp.issparse(X) else np.asarray(X))[ex.plotted]
-    output = ex.output if len(ex.output_names) > 1 else None
-    return explainer.explain_interactions(X, output=output)
+    return explainer.explain_interactions(plotted_X(X, ex), output=chosen(ex))
+
+
+def plotted_X(X, ex: Explanation):
+    """The plotted rows of ``X`` (``X`` itself when every row is plotted)."""
+    if len(ex.plotted) == ex.n_samples:
+        return X
+    X = as_pandas(X)
+    if isinstance(X, pd.DataFrame):
+        return X.iloc[ex.plotted]
+    return (X.tocsr() if sp.issparse(X) else np.asarray(X))[ex.plotted]
+
+
+def chosen(ex: Explanation):
+    """The ``output=`` that picks the chosen output (None for one output)."""
+    return ex.output if len(ex.output_names) > 1 else None
 
 
 def strongest_pairs(interactions: pd.DataFrame) -> pd.DataFrame:

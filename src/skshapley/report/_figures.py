@@ -177,3 +177,36 @@ def waterfall(ex, position: int, width: float, max_display: int = 10) -> Markup:
         )
         label = ex.phi.index[position]
         return png(figure, f"Waterfall of row {label}", dpi=DPI)
+
+
+def leave_one_out(shown, *, raw_output) -> Markup:
+    """Mean |φ| and mean |LOO| per feature, as pairs of horizontal bars.
+
+    ``shown`` is the comparison table's rows to draw, largest mean |φ|
+    first (drawn on top).
+    """
+    import numpy as np
+
+    from ..plotting import _style
+
+    n_rows = len(shown)
+    y = np.arange(n_rows)[::-1]
+    with _canvas(6.4, _rows_height(n_rows, per_row=0.42)) as (figure, ax):
+        pairs = (
+            ("mean_abs_shapley", _style.NEUTRAL, "mean |Shapley value|", 0.19),
+            ("mean_abs_loo", "#8b4fc4", "mean |leave-one-out value|", -0.19),
+        )
+        for column, color, label, offset in pairs:
+            ax.barh(y + offset, shown[column], height=0.36, color=color, label=label)
+        ax.set_yticks(y, _style.literals(shown.index))
+        ax.set_ylim(-0.6, n_rows - 0.4)
+        ax.set_xlabel(f"mean |value| (impact on {_style.output_label(raw_output)})")
+        ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
+        ax.set_axisbelow(True)
+        # Above the bars, whose lengths leave no corner free for sure.
+        ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncols=2)
+        return png(
+            figure,
+            "Mean absolute leave-one-out and Shapley values per feature",
+            dpi=DPI,
+        )

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._files import atomic_write
 from .._importance import importance
 from .._optional import require_matplotlib
-from . import _sections
+from . import _leave_one_out, _sections
 from ._data import explained, plotted_interactions, strongest_pairs
 from ._html import Markup, element, join, void
 from ._style import CSS
@@ -33,6 +33,7 @@ def report(
     max_display: int = 20,
     output=None,
     interactions: bool = False,
+    leave_one_out: bool = False,
     progress=None,
 ) -> Path:
     """Explain ``X`` and write a self-contained HTML report of the attributions.
@@ -54,6 +55,11 @@ def report(
     * ``interactions`` (only with ``interactions=True``): the pairs of
       features with the largest mean absolute Shapley interaction index, as
       a table, and a heatmap of mean absolute interaction values;
+    * ``leave-one-out`` (only with ``leave_one_out=True``): each feature's
+      mean absolute leave-one-out value beside its mean absolute Shapley
+      value, as a table and grouped bars; whether they add up to
+      ``f(x) − base value``; and a reading naming the features where they
+      differ most (redundant features, interacting ones);
     * ``waterfalls``: the rows with the highest, median and lowest raw
       prediction, one waterfall each;
     * ``about``: what the numbers mean, package versions and the date.
@@ -88,6 +94,12 @@ def report(
         5,000, else a seeded sample of 5,000); the dependence plots are then
         coloured by each feature's strongest interaction. Needs an explainer
         whose ``supports_interactions`` is true.
+    leave_one_out : bool, default=False
+        Add the ``leave-one-out`` section, from the explainer's
+        ``leave_one_out`` on the rows the plots draw (every row up to
+        5,000, else a seeded sample of 5,000). Needs a model-agnostic
+        explainer (:class:`~skshapley.ExactExplainer` or
+        :class:`~skshapley.PermutationExplainer`).
     progress : callable, default=None
         Passed to ``explainer.explain(X, progress=progress)``: called as
         ``progress(n_done, n_total)`` after each chunk of rows (the
@@ -104,6 +116,8 @@ def report(
         If matplotlib (the ``plot`` extra) is not installed.
     NotImplementedError
         If ``interactions=True`` and the explainer has no interaction values.
+    ValueError
+        If ``leave_one_out=True`` and the explainer has no ``leave_one_out``.
 
     See Also
     --------
@@ -128,10 +142,12 @@ def report(
     _check_count("max_display", max_display, minimum=1)
     if title is not None and not isinstance(title, str):
         raise TypeError(f"title must be a str or None, got {type(title).__name__}.")
-    if not isinstance(interactions, bool):
-        raise TypeError(
-            f"interactions must be a bool, got {type(interactions).__name__}."
-        )
+    for name, flag in (
+        ("interactions", interactions),
+        ("leave_one_out", leave_one_out),
+    ):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} must be a bool, got {type(flag).__name__}.")
     if progress is not None and not callable(progress):
         raise TypeError(
             f"progress must be a callable or None, got {type(progress).__name__}."
@@ -141,6 +157,7 @@ def report(
     return write_report(
         explainer, X, path, title=title, top_k=top_k, max_display=max_display,
         output=output, interactions=interactions, progress=progress,
+        leave_one_out=leave_one_out,
     )  # fmt: skip
 
 
@@ -157,6 +174,7 @@ def write_report(
     interactions: bool = False,
     option: str = "output=",
     notes=(),
+    leave_one_out: bool = False,
 ) -> Path:
     """:func:`report`, its arguments checked; ``option`` chooses an output.
 
@@ -169,6 +187,12 @@ def write_report(
             f"{type(explainer).__name__} has no interaction values: a report "
             "with interactions=True needs an explainer whose "
             "supports_interactions is true."
+        )
+    if leave_one_out and not hasattr(explainer, "leave_one_out"):
+        raise ValueError(
+            f"{type(explainer).__name__} has no leave-one-out values: a report "
+            "with leave_one_out=True needs ExactExplainer or PermutationExplainer "
+            "(fitted on background data)."
         )
     ex = explained(explainer, X, output, progress)
     table = importance(ex.phi_out)
@@ -199,6 +223,10 @@ def write_report(
             frame,
             [str(name) for name in table.index[:max_display]],
             n_pairs=_PAIRS_SHOWN,
+        )
+    if leave_one_out:
+        sections["leave-one-out"] = _leave_one_out.leave_one_out(
+            _leave_one_out.compared(explainer, X, ex), ex, max_display
         )
     sections["waterfalls"] = _sections.waterfalls(ex)
     sections["about"] = _sections.about(

@@ -18,13 +18,14 @@ from ._html import (
 )
 
 # (id, title) of every section, in order; the ids are the report's API.
-# "interactions" is there only when asked for.
+# "interactions" and "leave-one-out" are there only when asked for.
 SECTIONS = (
     ("summary", "Summary"),
     ("importance", "Feature importance"),
     ("global", "Global picture"),
     ("dependence", "Dependence"),
     ("interactions", "Interactions"),
+    ("leave-one-out", "Leave-one-out beside Shapley"),
     ("waterfalls", "Single predictions"),
     ("about", "About these numbers"),
 )

@@ -102,6 +102,9 @@ figcaption { margin: 8px 4px 0; color: var(--muted); font-size: 13.5px; }
 figcaption strong { color: var(--text); font-weight: 600; }
 
 .columns.about { grid-template-columns: minmax(0, 1fr) 300px; gap: 48px; }
+.columns.loo { margin-top: 22px; }
+ul.reading { margin: 4px 0 8px; padding-left: 20px; }
+ul.reading li { margin-bottom: 6px; }
 dl.notes { max-width: 76ch; margin: 4px 0 0; }
 dl.notes dt { margin-top: 14px; font-weight: 600; }
 dl.notes dt:first-child { margin-top: 6px; }

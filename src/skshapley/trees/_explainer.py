@@ -150,6 +150,10 @@ class TreeExplainer(BaseExplainer):
         name (the model knows its feature names) or by position.
     base_value_meaning : str
         What ``expected_value_`` is, in words (for the value function).
+    method_ : str
+        (Class attribute.) ``"tree"``: how :func:`skshapley.Explainer`'s
+        choice explains (``"kernel"``, ``"exact"`` and ``"permutation"`` for
+        the others).
 
     See Also
     --------
@@ -185,6 +189,7 @@ class TreeExplainer(BaseExplainer):
     _fitted_attribute = "ensemble_"
     _parse = staticmethod(parse_model)
     supports_interactions = True
+    method_ = "tree"
 
     base_value_meaning = _BaseValueMeaning()
 
