@@ -145,17 +145,57 @@ class ExactExplainer(AgnosticExplainer):
             self._leave_one_out_rows(X, values[None], n_threads)
             return
         n_players = len(self.player_names_)
-        # Every coalition but the empty one (v(∅) is expected_value_) and the
-        # grand one (f(x)), in bitmask order.
-        inner = _masks_to_bool(np.arange(1, 2**n_players - 1), n_players)
         hybrids = self._hybrids(X)
         tables = np.empty((len(X), len(self.output_names_), 2**n_players))
-        tables[:, :, 0] = self._expected
         for row, label in enumerate(X.frame.index):
-            inside, full = self._coalition_values(hybrids, row, inner, label)
-            tables[row, :, 1:-1] = inside.T
-            tables[row, :, -1] = full
+            tables[row] = self._coalition_table(hybrids, row, label).T
         values[:] = table_indices(tables, n_players, self.index)
+
+    def _coalition_table(self, hybrids, row: int, label) -> np.ndarray:
+        """``v(S)`` of every coalition ``S`` (by bitmask) of explained ``row``.
+
+        Background rows are grouped by the players ``D`` on which they
+        differ from the row: for those, the hybrid of ``S`` is that of ``S ∩
+        D``, so only the subsets of ``D`` are evaluated, and neither the
+        empty one (the background row itself) nor ``D`` (the row itself).
+        With continuous features ``D`` is every player and each coalition
+        is evaluated once per background row. Shape (2**n_players,
+        n_outputs).
+        """
+        n_players = len(self.player_names_)
+        masks = np.arange(2**n_players)
+        differs = self._differing_players(hybrids, row)
+        patterns, group = np.unique(
+            differs @ (1 << np.arange(n_players)), return_inverse=True
+        )
+        blocks = []  # per pattern: its subsets evaluated, its background rows
+        for k, pattern in enumerate(patterns):
+            inside = ((masks & ~pattern) == 0) & (masks != 0) & (masks != pattern)
+            blocks.append((masks[inside], np.flatnonzero(group == k)))
+        pairs = [np.broadcast_arrays(sub[:, None], rows) for sub, rows in blocks]
+        outputs, full = self._hybrid_outputs(
+            hybrids,
+            row,
+            _masks_to_bool(masks, n_players),
+            tuple(np.concatenate([np.ravel(a[i]) for a in pairs]) for i in (0, 1)),
+            label,
+        )
+        sums = np.zeros((2**n_players, len(full)))
+        start = 0
+        for pattern, (subsets, rows) in zip(patterns, blocks, strict=True):
+            # Summed over the pattern's background rows, by the subset of the
+            # pattern that a coalition keeps.
+            by_subset = np.empty((2**n_players, len(full)))
+            by_subset[0] = self._background_output[rows].sum(axis=0)
+            by_subset[pattern] = len(rows) * full
+            stop = start + len(subsets) * len(rows)
+            block = outputs[start:stop].reshape(len(subsets), len(rows), len(full))
+            by_subset[subsets] = block.sum(axis=1)
+            sums += by_subset[masks & pattern]
+            start = stop
+        table = sums / self.n_background_
+        table[0], table[-1] = self._expected, full
+        return table
 
     def _index_words(self) -> str:
         return _INDEX_WORDS[self.index]

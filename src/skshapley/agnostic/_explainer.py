@@ -105,7 +105,10 @@ class AgnosticExplainer(BaseExplainer):
         self.n_background_ = len(background)
         self.output_names_ = self._response.output_names
         self.raw_output_ = self._response.name
-        self._expected = self._raw_rows(Rows(background), "background row").mean(axis=0)
+        # Each background row's own output: the value of its hybrids that take
+        # nothing from the explained row.
+        self._background_output = self._raw_rows(Rows(background), "background row")
+        self._expected = self._background_output.mean(axis=0)
         self.expected_value_ = self._per_output(self._expected)
         return self
 
@@ -258,51 +261,90 @@ class AgnosticExplainer(BaseExplainer):
     def _rows_per_call(self) -> int:
         return max(1, _CALL_BYTES // (8 * self.n_features_in_))
 
-    def _coalition_values(
-        self, hybrids: HybridRows, row: int, coalitions: np.ndarray, label
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """``v(S)`` of each coalition for explained ``row``, and ``f(x)``.
+    def _differing_players(self, hybrids: HybridRows, row: int) -> np.ndarray:
+        """(n_background, n_players): whether a player's features differ from the row's.
 
-        ``coalitions`` (n_coalitions, n_players) is boolean; ``label`` names
-        the row in errors. Hybrid rows go to the model in calls of at most
-        ``_CALL_BYTES`` (whole coalitions, at least one); the row itself is
-        the last row of the first call. Returns shapes (n_coalitions,
-        n_outputs) and (n_outputs,).
+        A player whose features all equal the explained row's in background
+        row ``z`` changes nothing in ``z``'s hybrids: coalitions that differ
+        only by such players share one evaluation.
         """
-        features = coalitions[:, self._players]
-        n_background, n_outputs = hybrids.n_background, len(self.output_names_)
-        per_call = max(1, self._rows_per_call() // n_background)
-        values = np.empty((len(coalitions), n_outputs))
+        features = hybrids.differs(row)
+        differs = np.zeros((len(features), len(self.player_names_)), dtype=bool)
+        np.logical_or.at(differs.T, self._players, features.T)
+        return differs
+
+    def _hybrid_outputs(
+        self,
+        hybrids: HybridRows,
+        row: int,
+        coalitions: np.ndarray,
+        pairs: tuple[np.ndarray, np.ndarray],
+        label,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The model's output on hybrids of explained ``row``, and on the row.
+
+        Hybrid ``k`` joins coalition ``pairs[0][k]`` of ``coalitions``
+        (n_coalitions, n_players, boolean) with background row
+        ``pairs[1][k]``. Hybrids go to the model in calls of at most
+        ``_CALL_BYTES``, the row itself last in the first call; ``label``
+        names the row in errors. Returns shapes (n_hybrids, n_outputs) and
+        (n_outputs,).
+        """
+        coalition, background = pairs
+        step = self._rows_per_call()
+        outputs = np.empty((len(coalition), len(self.output_names_)))
         out_row = None
-        for start in range(0, max(len(coalitions), 1), per_call):
-            chunk = slice(start, start + per_call)
-            rows = hybrids.hybrids(row, features[chunk], with_row=out_row is None)
+        for start in range(0, max(len(coalition), 1), step):
+            chunk = slice(start, start + step)
+            features = coalitions[coalition[chunk]][:, self._players]
+            rows = hybrids.hybrids(
+                row, features, background[chunk], with_row=out_row is None
+            )
 
             def words(positions, chunk=chunk) -> str:
-                coalition, background = divmod(positions[0], n_background)
-                if coalition >= len(coalitions[chunk]):
+                k = chunk.start + positions[0]
+                if k >= min(chunk.stop, len(coalition)):
                     return f"X's row {label!r}"
-                kept = self.player_names_[coalitions[chunk][coalition]]
+                kept = self.player_names_[coalitions[coalition[k]]]
                 return (
                     f"a hybrid of X's row {label!r} (its values on "
                     f"{[str(name) for name in kept]}) and background row "
-                    f"{self._background.index[background]!r}"
+                    f"{self._background.index[background[k]]!r}"
                 )
 
             out = self._response(rows, words)
             if out_row is None:
                 out, out_row = out[:-1], out[-1]
-            n_chunk = len(out) // n_background
-            values[chunk] = out.reshape(n_chunk, n_background, n_outputs).mean(axis=1)
-        return values, out_row
+            outputs[chunk] = out
+        return outputs, out_row
 
     def _hybrids(self, X: Rows) -> HybridRows:
         return HybridRows(self._background, X.frame, self.columns_by_name_)
 
     def _leave_one_out_rows(self, X: Rows, out: np.ndarray, n_threads: int) -> None:
-        """Fill ``out[0]`` with the leave-one-out values of rows ``X``."""
+        """Fill ``out[0]`` with the leave-one-out values of rows ``X``.
+
+        ``v(N minus {i})`` averages, over the background, ``f`` of the row
+        with player ``i`` from background row ``z``: ``f(x)`` itself where
+        ``z`` agrees with the row on ``i``, which is not evaluated again.
+        """
         hybrids = self._hybrids(X)
-        without_one = ~np.eye(len(self.player_names_), dtype=bool)
+        n_players = len(self.player_names_)
+        without_one = ~np.eye(n_players, dtype=bool)
         for row, label in enumerate(X.frame.index):
-            values, full = self._coalition_values(hybrids, row, without_one, label)
-            out[0, row] = full[:, None] - values.T
+            differs = self._differing_players(hybrids, row).T  # (player, z)
+            pairs = np.nonzero(differs)
+            outputs, full = self._hybrid_outputs(
+                hybrids, row, without_one, pairs, label
+            )
+            sums = grouped_sums(pairs[0], outputs, n_players)
+            sums += np.outer((~differs).sum(axis=1), full)
+            out[0, row] = full[:, None] - sums.T / self.n_background_
+
+
+def grouped_sums(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
+    """Sums of the rows of ``values`` (n, n_outputs) by group, (n_groups, n_outputs)."""
+    sums = np.empty((n_groups, values.shape[1]))
+    for k, column in enumerate(values.T):
+        sums[:, k] = np.bincount(groups, weights=column, minlength=n_groups)
+    return sums

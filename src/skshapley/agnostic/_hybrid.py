@@ -43,28 +43,52 @@ class HybridRows:
                 for _, column in table.items()
             ]
 
-    def hybrids(self, row: int, features: np.ndarray, *, with_row: bool):
-        """The hybrids of explained ``row``, coalition by coalition, for the model.
+    def differs(self, row: int) -> np.ndarray:
+        """Where each background row differs from explained ``row``.
 
-        ``features`` (n_coalitions, n_features) says which features take the
-        row's values; the others take each background row's in turn: rows
-        ``c * n_background + z`` mix coalition ``c`` with background row
-        ``z``. ``with_row`` appends the row itself. A DataFrame with the
-        model's column names if the model reads names, else a NumPy array.
+        Shape (n_background, n_features); two missing values are equal. A
+        hybrid row is the same whichever of the equal features it takes from
+        the explained row, so such coalitions need one evaluation.
+        """
+        n_background = self.n_background
+        if self._columns is None:
+            background = self._array[:n_background]
+            x = self._array[n_background + row]
+            same = background == x
+            if background.dtype.kind == "f":
+                same |= np.isnan(background) & np.isnan(x)
+            return ~same
+        differs = np.empty((n_background, len(self._columns)), dtype=bool)
+        for j, column in enumerate(self._columns):
+            background, x = column[:n_background], column[n_background + row]
+            equal = background == x
+            if hasattr(equal, "fillna"):  # a nullable dtype's missing values
+                equal = equal.fillna(False)
+            same = np.asarray(equal, dtype=bool) | (pd.isna(background) & pd.isna(x))
+            differs[:, j] = ~same
+        return differs
+
+    def hybrids(
+        self, row: int, features: np.ndarray, background: np.ndarray, *, with_row: bool
+    ):
+        """Hybrid rows of explained ``row``, for the model.
+
+        Hybrid ``k`` takes the row's values on the features where
+        ``features[k]`` (n_hybrids, n_features) is set and background row
+        ``background[k]``'s elsewhere; ``with_row`` appends the row itself. A
+        DataFrame with the model's column names if the model reads names,
+        else a NumPy array.
         """
         n_features = features.shape[1]
         if self._columns is None:
-            background = self._array[: self.n_background]
             x = self._array[self.n_background + row]
-            rows = np.where(features[:, None, :], x, background).reshape(-1, n_features)
+            rows = np.where(features, x, self._array[background])
             if with_row:
                 rows = np.vstack([rows, x])
             if not self._by_name:
                 return rows
             return pd.DataFrame(rows, columns=self._names, copy=False)
-        background = np.arange(self.n_background)[None, :, None]
-        index = np.where(features[:, None, :], self.n_background + row, background)
-        index = index.reshape(-1, n_features)
+        index = np.where(features, self.n_background + row, background[:, None])
         if with_row:
             index = np.vstack([index, np.full(n_features, self.n_background + row)])
         frame = pd.DataFrame(

@@ -202,19 +202,11 @@ class PermutationExplainer(AgnosticExplainer):
         contributions sum to ``f(x) - v(∅)``.
         """
         n_orderings, n_players = orderings.shape
-        arrival = np.argsort(orderings, axis=1)
-        sizes = np.arange(1, n_players)
-        # Coalition (o, k - 1): the first k players of ordering o.
-        coalitions = arrival[:, None, :] < sizes[None, :, None]
-        inside, full = self._coalition_values(
-            hybrids, row, coalitions.reshape(-1, n_players), label
-        )
-        n_outputs = len(full)
-        path = np.empty((n_orderings, n_players + 1, n_outputs))
-        path[:, 0], path[:, -1] = self._expected, full
-        path[:, 1:-1] = inside.reshape(n_orderings, n_players - 1, n_outputs)
+        path = np.empty((n_orderings, n_players + 1, len(self.output_names_)))
+        path[:, 0] = self._expected
+        path[:, 1:-1], path[:, -1] = self._path_values(hybrids, row, orderings, label)
         contributions = np.diff(path, axis=1)  # (ordering, k, output)
-        estimates = np.empty((n_orderings, n_outputs, n_players))
+        estimates = np.empty((n_orderings, path.shape[2], n_players))
         np.put_along_axis(
             estimates, orderings[:, None, :], contributions.transpose(0, 2, 1), axis=2
         )
@@ -222,6 +214,43 @@ class PermutationExplainer(AgnosticExplainer):
             count = self.n_permutations
             estimates = (estimates[:count] + estimates[count:]) / 2
         return estimates
+
+    def _path_values(
+        self, hybrids, row: int, orderings: np.ndarray, label
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``v`` of the coalitions of the first 1, 2, ..., n_players - 1, and ``f(x)``.
+
+        In background row ``z``, the hybrid changes along an ordering only
+        when a player arrives on whom ``z`` differs from the row, and it is
+        the row itself once all of those have arrived: only the hybrids
+        between are evaluated, the others repeat the last one (or ``z``'s
+        own output, or ``f(x)``). Shapes (n_orderings, n_players - 1,
+        n_outputs) and (n_outputs,).
+        """
+        n_orderings, n_players = orderings.shape
+        differs = self._differing_players(hybrids, row)  # (z, player)
+        # changed[o, k - 1, z]: the k-th arrival of ordering o changes z's hybrid.
+        changed = differs.T[orderings[:, :-1]]
+        arrived = np.cumsum(changed, axis=1)
+        complete = arrived == differs.sum(axis=1)
+        evaluated = changed & ~complete
+        arrival = np.argsort(orderings, axis=1)
+        coalitions = arrival[:, None, :] < np.arange(1, n_players)[None, :, None]
+        flat = evaluated.reshape(-1, len(differs))
+        outputs, full = self._hybrid_outputs(
+            hybrids, row, coalitions.reshape(-1, n_players), np.nonzero(flat), label
+        )
+        # Each (ordering, k, z): the position of the last evaluated hybrid.
+        last = np.full(flat.shape, -1)
+        last[flat] = np.arange(len(outputs))
+        last = np.maximum.accumulate(last.reshape(evaluated.shape), axis=1)
+        values = np.empty((n_orderings, n_players - 1, len(full)))
+        for k, (column, own) in enumerate(
+            zip(outputs.T, self._background_output.T, strict=True)
+        ):
+            hybrid = np.where(last >= 0, column[last], own)
+            values[:, :, k] = np.where(complete, full[k], hybrid).mean(axis=2)
+        return values, full
 
     def _index_words(self) -> str:
         pairs = " (antithetic)" if self.antithetic else ""
