@@ -28,9 +28,11 @@ rows evaluated per explained row, all calls included (skshapley evaluates
 
 * Exact: ``skshapley.ExactExplainer(f).fit(background).explain(X)`` and
   ``shap.ExactExplainer(f, masker)(X)``: both evaluate every coalition,
-  ``2**p`` hybrid blocks of the background per row (shap skips the hybrid rows
-  that equal the previous one in its Gray-code order, when a feature's value
-  equals the background row's).
+  ``2**p`` hybrid blocks of the background per row, and skip hybrid rows
+  known to repeat: shap those equal to the previous one in its Gray-code
+  order, skshapley every one that a background row's values equal to the
+  explained row's make identical to another (diabetes' two-valued ``sex``
+  saves a quarter of the rows), so skshapley evaluates at most as many.
 * Permutation, at equal model evaluations: shap's PermutationExplainer
   evaluates, per permutation, the empty coalition and each prefix forwards
   and backwards, ``2p + 1`` coalitions, so ``max_evals`` coalitions make
@@ -39,8 +41,9 @@ rows evaluated per explained row, all calls included (skshapley evaluates
   ``2 (p - 1)`` coalitions per pair (``v(∅)`` and ``v(N)`` are computed once).
   With ``l = lcm(2 (p - 1), 2p + 1)`` coalitions per row, and multiples ``t``
   of it, skshapley gets ``K = t l / (2 (p - 1))`` pairs and shap
-  ``max_evals = t l``: the same number of model rows (up to skshapley's one
-  ``v(∅)`` and ``f(x)``, and shap's skipped rows). Both are run with
+  ``max_evals = t l``: the same sampling budget, and the same number of
+  model rows but for the rows each library skips as repeated (fewer for
+  skshapley, see above) and skshapley's one ``v(∅)`` and ``f(x)``. Both are run with
   ``--seeds`` seeds (skshapley's ``random_state``, shap's ``seed``).
 
 The error is the root mean square, over rows, features and outputs, of the
@@ -269,11 +272,11 @@ def run_workload(workload, args):
         theirs.error = rms_error(theirs, reference)
         if ours is not exact:
             ours.error = rms_error(ours, reference)
-        # The comparison is at equal model evaluations. shap evaluates a few
-        # percent fewer (hybrid rows equal to the previous one are skipped) or
-        # more (extra calls), never 15% apart unless the budgets are wrong.
+        # The budgets are equal; each library skips rows it knows repeat, and
+        # skshapley more of them: it never evaluates more than 15% above shap
+        # unless the budgets are wrong.
         evaluations = theirs.rows_per_row / ours.rows_per_row
-        assert 0.85 < evaluations < 1.15, (ours.label, theirs.label, evaluations)
+        assert evaluations > 0.85, (ours.label, theirs.label, evaluations)
     spread = np.abs(pairs[0][1].values[0] - reference).max() / np.abs(reference).max()
     # Two exact computations of one value function agree to rounding.
     assert spread < 1e-12, spread

@@ -294,11 +294,14 @@ class AgnosticExplainer(BaseExplainer):
         step = self._rows_per_call()
         outputs = np.empty((len(coalition), len(self.output_names_)))
         out_row = None
+        features = coalitions[:, self._players]  # each coalition's features
         for start in range(0, max(len(coalition), 1), step):
             chunk = slice(start, start + step)
-            features = coalitions[coalition[chunk]][:, self._players]
             rows = hybrids.hybrids(
-                row, features, background[chunk], with_row=out_row is None
+                row,
+                features,
+                (coalition[chunk], background[chunk]),
+                with_row=out_row is None,
             )
 
             def words(positions, chunk=chunk) -> str:

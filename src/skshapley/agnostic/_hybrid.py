@@ -33,7 +33,9 @@ class HybridRows:
         dtypes = set(table.dtypes)
         dtype = dtypes.pop() if len(dtypes) == 1 else None
         if isinstance(dtype, np.dtype) and dtype.kind in "biuf":
-            self._array, self._columns = table.to_numpy(), None
+            # Column-major, as hybrids are built column by column.
+            self._array = np.asfortranarray(table.to_numpy())
+            self._columns = None
         else:
             self._array = None
             self._columns = [
@@ -69,26 +71,41 @@ class HybridRows:
         return differs
 
     def hybrids(
-        self, row: int, features: np.ndarray, background: np.ndarray, *, with_row: bool
+        self,
+        row: int,
+        features: np.ndarray,
+        pairs: tuple[np.ndarray, np.ndarray],
+        *,
+        with_row: bool,
     ):
         """Hybrid rows of explained ``row``, for the model.
 
-        Hybrid ``k`` takes the row's values on the features where
-        ``features[k]`` (n_hybrids, n_features) is set and background row
-        ``background[k]``'s elsewhere; ``with_row`` appends the row itself. A
-        DataFrame with the model's column names if the model reads names,
-        else a NumPy array.
+        Hybrid ``k`` takes the row's values on the features of coalition
+        ``pairs[0][k]`` (``features``: (n_coalitions, n_features), boolean)
+        and background row ``pairs[1][k]``'s elsewhere; ``with_row`` appends
+        the row itself. A DataFrame with the model's column names if the
+        model reads names, else a NumPy array.
         """
-        n_features = features.shape[1]
+        coalition, background = pairs
+        n_rows, n_features = len(coalition) + with_row, features.shape[1]
         if self._columns is None:
+            # Column by column (a column-major array): a gather and a masked
+            # fill of contiguous memory each, the fastest way NumPy has.
             x = self._array[self.n_background + row]
-            rows = np.where(features, x, self._array[background])
-            if with_row:
-                rows = np.vstack([rows, x])
+            columns = np.empty((n_features, n_rows), self._array.dtype)
+            for j, (column, takes_x) in enumerate(
+                zip(self._array.T, features.T, strict=True)
+            ):
+                np.take(column, background, out=columns[j, : len(coalition)])
+                np.copyto(columns[j, : len(coalition)], x[j], where=takes_x[coalition])
+                columns[j, len(coalition) :] = x[j]
+            rows = columns.T
             if not self._by_name:
                 return rows
             return pd.DataFrame(rows, columns=self._names, copy=False)
-        index = np.where(features, self.n_background + row, background[:, None])
+        index = np.where(
+            features[coalition], self.n_background + row, background[:, None]
+        )
         if with_row:
             index = np.vstack([index, np.full(n_features, self.n_background + row)])
         frame = pd.DataFrame(
