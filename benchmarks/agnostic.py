@@ -1,5 +1,5 @@
 """Model-agnostic explainers: skshapley's ExactExplainer and PermutationExplainer
-against shap's, on the same model, background, rows and model evaluations.
+against shap's, on the same model, background, rows and sampling budget.
 
 What is compared
 ----------------

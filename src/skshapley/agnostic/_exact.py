@@ -17,8 +17,10 @@ class ExactExplainer(AgnosticExplainer):
     The value of a coalition ``S`` of features is the model's output
     averaged over the background rows with the features of ``S`` set to the
     explained row's values (the interventional value function). Every
-    coalition is evaluated, ``(2**n_players - 2) * n_background`` model rows
-    per explained row, and the values are solved exactly from the table
+    coalition is evaluated, at most ``(2**n_players - 2) * n_background``
+    model rows per explained row (a hybrid row shared by several coalitions,
+    where a background row equals the explained row on some features, is
+    evaluated once), and the values are solved exactly from the table
     (:func:`skshapley.games.shapley_values`'s factorial formula). That is
     affordable for up to about 16 players: features, or groups of them.
 

@@ -21,8 +21,10 @@ class PermutationExplainer(AgnosticExplainer):
     estimates are unbiased, their standard error falls like ``1 /
     sqrt(n_permutations)``, and efficiency is exact for any number of
     orderings: one ordering's contributions telescope to ``f(x) - v(∅)``.
-    Each ordering costs ``(n_players - 1) * n_background`` model rows
-    (twice that with ``antithetic``), so any number of players works.
+    Each ordering costs at most ``(n_players - 1) * n_background`` model
+    rows (twice that with ``antithetic``; a background row's hybrid is
+    evaluated again only when an arriving player changes it), so any number
+    of players works.
 
     Parameters
     ----------
