@@ -29,6 +29,7 @@ from ._errors import UnsupportedModelError
 from ._groups import feature_players
 from ._input import array_values, as_pandas, check_unique_columns, frame_values
 from ._input_groups import input_groups
+from ._memory import parse_memory
 from ._naming import model_name
 from ._outputs import output_position
 from ._pipeline import final_estimator
@@ -206,18 +207,36 @@ class BaseExplainer(BaseEstimator):
         check_is_fitted(self, self._fitted_attribute)
         if output is not None:
             position = output_position(self.output_names_, output)
-        X, index = self._prepared_input(X)
+        max_rows = self._rows_per_chunk()
+        X = as_pandas(X)
+        if sp.issparse(X):
+            X = X.tocsr()  # sliced by rows (no copy if it is CSR already)
+        if _sliceable(X):  # prepared chunk by chunk: memory bounded by max_rows
+            n_samples = X.shape[0]
+            index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(n_samples)
+
+            def rows_of(rows: slice):
+                part = X.iloc[rows] if isinstance(X, pd.DataFrame) else X[rows]
+                return self._prepared_input(part)[0]
+
+        else:  # lists and the like: prepared at once, as they are already copies
+            prepared, index = self._prepared_input(X)
+            n_samples = len(prepared)
+
+            def rows_of(rows: slice):
+                return prepared[rows]
+
         n_threads = self._n_threads()
-        shape = (len(X), len(self.output_names_), len(self.player_names_))
+        shape = (n_samples, len(self.output_names_), len(self.player_names_))
         results = np.zeros((n_results, *shape))
-        if progress is None or len(X) == 0:
-            quadrature = explain_rows(X, results, n_threads)
+        if n_samples == 0:  # X's columns are still checked
+            quadrature = explain_rows(rows_of(slice(0, 0)), results, n_threads)
         else:
             quadrature = self._in_chunks(
-                len(X),
-                lambda rows: explain_rows(X[rows], results[:, rows], n_threads),
+                n_samples,
+                lambda rows: explain_rows(rows_of(rows), results[:, rows], n_threads),
                 progress,
-                len(X),
+                max_rows,
             )
         self._record(quadrature)
         if output is not None:
@@ -377,6 +396,33 @@ class BaseExplainer(BaseEstimator):
             "output explained": f"{self.raw_output_} ({outputs})",
             "features": str(self.n_features_in_),
         }
+
+    def _rows_per_chunk(self) -> int:
+        """Rows explained at a time, so that they take half of ``max_memory``.
+
+        The other half is left to the explainer's own bounded buffers (the
+        model calls of the model-agnostic explainers, say). Raises a
+        ValueError if one row needs more.
+        """
+        budget = parse_memory(self.max_memory)
+        row_bytes = self._row_bytes()
+        if 2 * row_bytes > budget:
+            raise ValueError(
+                f"max_memory={self.max_memory!r} ({budget:,} bytes) is too small: "
+                f"explaining one row needs {2 * row_bytes:,} bytes (half of "
+                "max_memory goes to the rows of a chunk)."
+            )
+        return budget // (2 * row_bytes)
+
+    def _row_bytes(self) -> int:
+        """Working bytes per explained row, beyond its values.
+
+        Its input as float64, through the conversions and a pipeline's
+        preprocessing (a few copies of the larger of the input and the
+        model's features); explainers that keep more per row add it.
+        """
+        n_model_features = len(self._model_features[0])
+        return 8 * 3 * max(self.n_features_in_, n_model_features)
 
     def _n_threads(self) -> int:
         """The threads of the compiled code, from ``n_jobs`` (checked)."""
@@ -674,6 +720,15 @@ class BaseExplainer(BaseEstimator):
         if len(values) == 1:
             return float(values[0])
         return pd.Series(values, index=list(self.output_names_), name="base value")
+
+
+def _sliceable(X) -> bool:
+    """Whether ``X`` is sliced by rows before it is converted (not a list)."""
+    return (
+        isinstance(X, pd.DataFrame)
+        or sp.issparse(X)
+        or (isinstance(X, np.ndarray) and X.ndim == 2)
+    )
 
 
 def _allocated(n_samples: int, n_players: int, n_outputs: int) -> np.ndarray:

@@ -4,6 +4,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._memory import DEFAULT_MAX_MEMORY
 from ..games._exact import MAX_TABLE_PLAYERS, _masks_to_bool, table_indices
 from ._explainer import AgnosticExplainer, Rows
 from ._response import check_response_method
@@ -49,6 +50,10 @@ class ExactExplainer(AgnosticExplainer):
         value), Banzhaf values (every coalition weighs the same), or
         leave-one-out ``v(N) - v(N minus {i})`` (``n_players *
         n_background + 1`` evaluations per row, for any number of players).
+    max_memory : int or str, default="1GB"
+        The working memory of an explanation beyond its result, in bytes
+        or as text (``"512MB"``, ``"2GiB"``): rows are explained in chunks
+        that fit it, with the same values as in one piece.
 
     Attributes
     ----------
@@ -104,12 +109,14 @@ class ExactExplainer(AgnosticExplainer):
         groups=None,
         max_players: int = 16,
         index: str = "shapley",
+        max_memory: int | str = DEFAULT_MAX_MEMORY,
     ):
         self.model = model
         self.response_method = response_method
         self.groups = groups
         self.max_players = max_players
         self.index = index
+        self.max_memory = max_memory
 
     def _check_params(self) -> None:
         check_response_method(self.response_method)
@@ -198,6 +205,11 @@ class ExactExplainer(AgnosticExplainer):
         table = sums / self.n_background_
         table[0], table[-1] = self._expected, full
         return table
+
+    def _row_bytes(self) -> int:
+        # Each row of a chunk keeps its table of 2**n_players values per output.
+        table = 8 * len(self.output_names_) * 2 ** len(self.player_names_)
+        return super()._row_bytes() + (0 if self.index == "loo" else table)
 
     def _index_words(self) -> str:
         return _INDEX_WORDS[self.index]

@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from .._base import BaseExplainer, feature_names
 from .._errors import unsupported_model
 from .._input import as_pandas
+from .._memory import parse_memory
 from ._hybrid import HybridRows
 from ._response import has_response, model_response
 
@@ -259,7 +260,9 @@ class AgnosticExplainer(BaseExplainer):
         return np.concatenate(out) if out else np.empty((0, len(self.output_names_)))
 
     def _rows_per_call(self) -> int:
-        return max(1, _CALL_BYTES // (8 * self.n_features_in_))
+        """Hybrid rows per model call: ``_CALL_BYTES``, at most max_memory / 4."""
+        call_bytes = min(_CALL_BYTES, parse_memory(self.max_memory) // 4)
+        return max(1, call_bytes // (8 * self.n_features_in_))
 
     def _differing_players(self, hybrids: HybridRows, row: int) -> np.ndarray:
         """(n_background, n_players): whether a player's features differ from the row's.

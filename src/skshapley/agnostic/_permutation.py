@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 
+from .._memory import DEFAULT_MAX_MEMORY
 from ._explainer import AgnosticExplainer, Rows
 from ._response import check_response_method
 
@@ -46,6 +47,10 @@ class PermutationExplainer(AgnosticExplainer):
         depend on how rows are chunked.
     groups : dict of str to list, "input" or None, default=None
         Players made of several features, as for :class:`ExactExplainer`.
+    max_memory : int or str, default="1GB"
+        The working memory of an explanation beyond its result, in bytes
+        or as text (``"512MB"``, ``"2GiB"``): rows are explained in chunks
+        that fit it, with the same values as in one piece.
 
     Attributes
     ----------
@@ -103,6 +108,7 @@ class PermutationExplainer(AgnosticExplainer):
         antithetic: bool = True,
         random_state=None,
         groups=None,
+        max_memory: int | str = DEFAULT_MAX_MEMORY,
     ):
         self.model = model
         self.response_method = response_method
@@ -110,6 +116,7 @@ class PermutationExplainer(AgnosticExplainer):
         self.antithetic = antithetic
         self.random_state = random_state
         self.groups = groups
+        self.max_memory = max_memory
 
     def explain(
         self, X, *, output=None, progress=None, return_std: bool = False

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .._base import BaseExplainer, QuadratureUse, feature_names, in_shap_convention
+from .._memory import DEFAULT_MAX_MEMORY
 from .._threads import effective_n_threads
 from ..games._product import solve_games
 from ..games._quadrature import (
@@ -68,6 +69,10 @@ class ProductKernelExplainer(BaseExplainer):
     n_jobs : int, default=None
         OpenMP threads; ``None`` or ``-1`` means all CPUs. More threads than
         the CPUs this process may use are not started.
+    max_memory : int or str, default="1GB"
+        The working memory of an explanation beyond its result, in bytes
+        or as text (``"512MB"``, ``"2GiB"``): rows are explained in chunks
+        that fit it, with the same values as in one piece.
 
     Attributes
     ----------
@@ -154,11 +159,13 @@ class ProductKernelExplainer(BaseExplainer):
         groups: Mapping[str, list] | str | None = None,
         n_quadrature_points: int | str = "auto",
         n_jobs: int | None = None,
+        max_memory: int | str = DEFAULT_MAX_MEMORY,
     ):
         self.model = model
         self.groups = groups
         self.n_quadrature_points = n_quadrature_points
         self.n_jobs = n_jobs
+        self.max_memory = max_memory
 
     def fit(self, X=None, y=None):
         """Parse the model into its kernel game.

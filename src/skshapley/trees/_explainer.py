@@ -8,6 +8,7 @@ import pandas as pd
 from .._base import BaseExplainer, feature_names, in_shap_convention
 from .._input import float32_unless_float
 from .._limits import MAX_SCRATCH_BYTES_PER_THREAD
+from .._memory import DEFAULT_MAX_MEMORY
 from .._threads import effective_n_threads
 from ..games._quadrature import Rules, check_n_quadrature_points, exact_n_points
 from . import _interactions_core, _tree_core
@@ -114,6 +115,10 @@ class TreeExplainer(BaseExplainer):
         OpenMP threads over the explained rows; ``None`` or ``-1`` means all
         CPUs. More threads than the CPUs this process may use are not
         started.
+    max_memory : int or str, default="1GB"
+        The working memory of an explanation beyond its result, in bytes
+        or as text (``"512MB"``, ``"2GiB"``): rows are explained in chunks
+        that fit it, with the same values as in one piece.
 
     Attributes
     ----------
@@ -201,12 +206,14 @@ class TreeExplainer(BaseExplainer):
         groups: Mapping[str, list] | str | None = None,
         n_quadrature_points: int | str = "auto",
         n_jobs: int | None = None,
+        max_memory: int | str = DEFAULT_MAX_MEMORY,
     ):
         self.model = model
         self.feature_perturbation = feature_perturbation
         self.groups = groups
         self.n_quadrature_points = n_quadrature_points
         self.n_jobs = n_jobs
+        self.max_memory = max_memory
 
     def fit(self, X=None, y=None):
         """Parse the model into the library's own tree table.
