@@ -217,7 +217,7 @@ class BaseExplainer(BaseEstimator):
 
             def rows_of(rows: slice):
                 part = X.iloc[rows] if isinstance(X, pd.DataFrame) else X[rows]
-                return self._prepared_input(part)[0]
+                return self._placed(self._prepared_input(part)[0], rows.start)
 
         else:  # lists and the like: prepared at once, as they are already copies
             prepared, index = self._prepared_input(X)
@@ -423,6 +423,14 @@ class BaseExplainer(BaseEstimator):
         """
         n_model_features = len(self._model_features[0])
         return 8 * 3 * max(self.n_features_in_, n_model_features)
+
+    def _placed(self, rows, start: int):
+        """Prepared ``rows`` that are the call's rows from ``start`` on.
+
+        Explainers whose values depend on a row's position in the call (the
+        permutation explainer's seeds) keep it; others need not.
+        """
+        return rows
 
     def _n_threads(self) -> int:
         """The threads of the compiled code, from ``n_jobs`` (checked)."""

@@ -196,6 +196,9 @@ class AgnosticExplainer(BaseExplainer):
     def _evaluations_per_row(self) -> int:
         raise NotImplementedError
 
+    def _placed(self, rows: Rows, start: int) -> Rows:
+        return Rows(rows.frame, start)
+
     def _n_threads(self) -> int:
         return 1  # the model's own calls are what run
 

@@ -1,0 +1,195 @@
+"""max_memory: explanations in chunks of rows, as in one piece, in bounded memory."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.compose import make_column_transformer
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+from skshapley import (
+    ExactExplainer,
+    PermutationExplainer,
+    ProductKernelExplainer,
+    TreeExplainer,
+)
+from skshapley._memory import parse_memory
+
+
+@pytest.mark.parametrize(
+    ("text", "n_bytes"),
+    [
+        (4096, 4096),
+        ("4096", 4096),
+        ("512MB", 512 * 10**6),
+        ("512 mb", 512 * 10**6),
+        ("2GiB", 2 * 2**30),
+        ("1.5 GiB", 3 * 2**29),
+        (".5KB", 500),
+        ("3 kib", 3 * 1024),
+        ("1TB", 10**12),
+    ],
+)
+def test_parse_memory(text, n_bytes):
+    assert parse_memory(text) == n_bytes
+
+
+@pytest.mark.parametrize(
+    "bad", [0, -5, True, 1.5, "", "MB", "12 parsecs", "-1GB", "0.1B", None, "1e9"]
+)
+def test_parse_memory_refuses(bad):
+    with pytest.raises(ValueError, match="max_memory must be"):
+        parse_memory(bad)
+
+
+def frame(n=60, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        rng.normal(size=(n, d)), columns=[f"f{j}" for j in range(d)],
+        index=pd.Index([f"r{i}" for i in range(n)], name="id"),
+    )  # fmt: skip
+
+
+def target(X):
+    return X["f0"] * X["f1"] + np.sin(X["f2"]) - X["f3"]
+
+
+def rowwise(X):
+    """A model computed row by row: its outputs do not depend on the batch.
+
+    (Models with matrix products, such as LogisticRegression, round a row
+    differently in batches of other sizes; the model-agnostic explainers'
+    calls shrink with max_memory, so only such a model is bit-identical.)
+    """
+    X = np.asarray(X, dtype=float)
+    return np.tanh(X[:, 0] * X[:, 1]) + np.sin(X[:, 2]) - X[:, 3]
+
+
+def fitted_explainers():
+    X = frame()
+    y = target(X)
+    forest = RandomForestRegressor(10, max_depth=4, random_state=0).fit(X, y)
+    kernel = make_pipeline(StandardScaler(), KernelRidge(kernel="rbf")).fit(X, y)
+    background = X.iloc[:8]
+    return {
+        "tree": lambda **kw: TreeExplainer(forest, **kw).fit(),
+        "interventional": lambda **kw: TreeExplainer(
+            forest, feature_perturbation="interventional", **kw
+        ).fit(background),
+        "kernel pipeline": lambda **kw: ProductKernelExplainer(kernel, **kw).fit(),
+        "exact": lambda **kw: ExactExplainer(rowwise, **kw).fit(background),
+        "permutation": lambda **kw: PermutationExplainer(
+            rowwise, random_state=0, **kw
+        ).fit(background),
+    }
+
+
+EXPLAINERS = fitted_explainers()
+
+
+@pytest.mark.parametrize("name", list(EXPLAINERS))
+@pytest.mark.parametrize("as_array", [False, True])
+def test_chunks_give_the_values_of_one_piece(name, as_array, monkeypatch):
+    X = frame(n=37, seed=1)
+    rows = X.to_numpy() if as_array else X
+    whole = EXPLAINERS[name]().explain(rows)
+    explainer = EXPLAINERS[name](max_memory=1)  # replaced below: a few rows a chunk
+    row_bytes = explainer._row_bytes()
+    explainer.set_params(max_memory=2 * row_bytes * 5)  # 5 rows per chunk
+    assert explainer._rows_per_chunk() == 5
+    prepared = []
+    original = type(explainer)._prepared_input
+
+    def counted(self, part):
+        prepared.append(len(part))
+        return original(self, part)
+
+    monkeypatch.setattr(type(explainer), "_prepared_input", counted)
+    chunked = explainer.explain(rows)
+    assert prepared == [5] * 7 + [2]  # 37 rows, prepared chunk by chunk
+    pd.testing.assert_frame_equal(chunked, whole, check_exact=True)
+
+
+def test_max_memory_too_small_for_one_row_says_what_one_row_needs():
+    explainer = EXPLAINERS["tree"](max_memory="100B")
+    needed = 2 * explainer._row_bytes()
+    with pytest.raises(ValueError, match=f"one row needs {needed:,} bytes"):
+        explainer.explain(frame(n=3))
+
+
+def test_bad_max_memory_is_refused_by_explain():
+    explainer = EXPLAINERS["kernel pipeline"](max_memory="lots")
+    with pytest.raises(ValueError, match="max_memory must be"):
+        explainer.explain(frame(n=3))
+
+
+def test_an_exact_explainers_rows_count_their_tables():
+    # Each row of a chunk keeps a table of 2**n_players values per output.
+    explainer = EXPLAINERS["exact"]()
+    tree = EXPLAINERS["tree"]()
+    tables = 8 * len(explainer.output_names_) * 2**4
+    assert explainer._row_bytes() == tree._row_bytes() + tables
+
+
+def test_a_pipeline_with_string_columns_in_chunks():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "blue", "green"], 50),
+            "size": rng.normal(size=50),
+        }
+    )
+    y = (X["colour"] == "red") * 2.0 + X["size"]
+    model = make_pipeline(
+        make_column_transformer((OneHotEncoder(), ["colour"]), remainder="passthrough"),
+        RandomForestRegressor(5, max_depth=3, random_state=0),
+    ).fit(X, y)
+    whole = TreeExplainer(model, groups="input").fit().explain(X)
+    explainer = TreeExplainer(model, groups="input").fit()
+    explainer.set_params(max_memory=2 * explainer._row_bytes() * 3)
+    pd.testing.assert_frame_equal(explainer.explain(X), whole, check_exact=True)
+
+
+PEAK_SCRIPT = textwrap.dedent(
+    """
+    import resource, sys
+    import numpy as np
+    from sklearn.tree import DecisionTreeRegressor
+    from skshapley import TreeExplainer
+
+    n, d = 2_000_000, 20
+    rng = np.random.default_rng(0)
+    fit_X = rng.normal(size=(2_000, d))
+    model = DecisionTreeRegressor(max_depth=4, random_state=0).fit(
+        fit_X, fit_X[:, 0] + fit_X[:, 1]
+    )
+    explainer = TreeExplainer(model, n_jobs=1, max_memory=sys.argv[1]).fit()
+    X = rng.normal(size=(n, d))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    phi = explainer.explain(X)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(before, after, phi.shape[0])
+    """
+)
+
+
+@pytest.mark.slow
+def test_peak_memory_of_two_million_rows_is_the_result_plus_max_memory():
+    # X (320 MB) and the result (320 MB) are in memory either way; what the
+    # explanation adds on top stays within max_memory (64 MB) plus 40 MB for
+    # allocator slack, where one piece would add X's copy (320 MB) and more.
+    out = subprocess.run(
+        [sys.executable, "-c", PEAK_SCRIPT, "64MB"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    before, after, n_rows = map(int, out.stdout.split())
+    assert n_rows == 2_000_000
+    result_kib = 2_000_000 * 20 * 8 // 1024
+    added_kib = after - before
+    assert added_kib < result_kib + (64 + 40) * 1000, (added_kib, result_kib)
