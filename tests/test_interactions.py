@@ -67,7 +67,7 @@ def test_progress_reports_every_row():
     pd.testing.assert_frame_equal(frame, explainer.explain_interactions(X))
 
 
-def test_chunks_fit_the_budget(monkeypatch):
+def test_chunks_fit_max_memory(monkeypatch):
     explainer, X = iris_explainer()
     expected = explainer.explain_interactions(X)
     chunks = []
@@ -78,8 +78,9 @@ def test_chunks_fit_the_budget(monkeypatch):
         return compute(rows, out, n_threads)
 
     monkeypatch.setattr(explainer, "_interaction_rows", spy)
-    row_bytes = 8 * 3 * 4 * 4  # 3 outputs, 4 players
-    monkeypatch.setattr(skshapley._base, "_INTERACTION_BUDGET_BYTES", 3 * row_bytes)
+    # Per row: 3 outputs' 4 x 4 matrices, and the input; half of max_memory.
+    row_bytes = 8 * 3 * 4 * 4 + explainer._row_bytes()
+    explainer.set_params(max_memory=2 * 3 * row_bytes)
     pd.testing.assert_frame_equal(explainer.explain_interactions(X), expected)
     assert chunks == [3, 3, 3, 1]
     # Chunks sized by time for a progress callback stay within the budget.
@@ -87,13 +88,10 @@ def test_chunks_fit_the_budget(monkeypatch):
     explainer.explain_interactions(X, progress=lambda done, total: None)
     assert sum(chunks) == len(X)
     assert max(chunks) <= 3
-    # Less than one row's values: one row at a time, and a warning says so.
-    chunks.clear()
-    monkeypatch.setattr(skshapley._base, "_INTERACTION_BUDGET_BYTES", row_bytes - 1)
-    with pytest.warns(UserWarning, match="1 row per chunk"):
-        values = explainer.explain_interactions(X)
-    pd.testing.assert_frame_equal(values, expected, check_exact=True)
-    assert chunks == [1] * len(X)
+    # Less than one row needs: an error that says how much.
+    explainer.set_params(max_memory=2 * row_bytes - 1)
+    with pytest.raises(ValueError, match=f"one row needs {2 * row_bytes:,} bytes"):
+        explainer.explain_interactions(X)
 
 
 def test_a_result_too_large_to_allocate_fails_before_any_work(monkeypatch):

@@ -12,7 +12,6 @@ fitted attributes.
 """
 
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
@@ -41,10 +40,6 @@ from ._threads import effective_n_threads
 # about that time, and progress moves steadily.
 _FIRST_CHUNK_ROWS = 64
 _CHUNK_SECONDS = 0.5
-
-# Bytes of interaction values computed at a time, before they are laid out in
-# the result: bounds explain_interactions' working memory beyond the result.
-_INTERACTION_BUDGET_BYTES = 2**28
 
 
 @dataclass(frozen=True)
@@ -208,24 +203,7 @@ class BaseExplainer(BaseEstimator):
         if output is not None:
             position = output_position(self.output_names_, output)
         max_rows = self._rows_per_chunk()
-        X = as_pandas(X)
-        if sp.issparse(X):
-            X = X.tocsr()  # sliced by rows (no copy if it is CSR already)
-        if _sliceable(X):  # prepared chunk by chunk: memory bounded by max_rows
-            n_samples = X.shape[0]
-            index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(n_samples)
-
-            def rows_of(rows: slice):
-                part = X.iloc[rows] if isinstance(X, pd.DataFrame) else X[rows]
-                return self._placed(self._prepared_input(part)[0], rows.start)
-
-        else:  # lists and the like: prepared at once, as they are already copies
-            prepared, index = self._prepared_input(X)
-            n_samples = len(prepared)
-
-            def rows_of(rows: slice):
-                return prepared[rows]
-
+        n_samples, index, rows_of = self._row_source(X)
         n_threads = self._n_threads()
         shape = (n_samples, len(self.output_names_), len(self.player_names_))
         results = np.zeros((n_results, *shape))
@@ -290,8 +268,10 @@ class BaseExplainer(BaseEstimator):
             If the result (``n_samples * n_players**2 * n_outputs`` doubles)
             cannot be allocated; nothing is computed then. Beyond the result,
             values are computed in chunks of rows whose interaction arrays
-            take at most 256 MiB (one row at a time, with a warning, if a
-            single row's takes more).
+            and input take at most half of ``max_memory``.
+        ValueError
+            If ``max_memory`` is less than one row needs (the message says
+            how much).
 
         Examples
         --------
@@ -317,32 +297,24 @@ class BaseExplainer(BaseEstimator):
         picked = slice(None)
         if output is not None:
             picked = [output_position(self.output_names_, output)]
-        X, index = self._prepared_input(X)
-        n_samples, n_players = len(X), len(self.player_names_)
-        n_outputs = len(self.output_names_)
+        n_players, n_outputs = len(self.player_names_), len(self.output_names_)
+        # The interaction matrices of a chunk's rows are kept until laid out.
+        max_rows = self._rows_per_chunk(extra_bytes=8 * n_outputs * n_players**2)
+        n_samples, index, rows_of = self._row_source(X)
         result = _allocated(
             n_samples, n_players, 1 if output is not None else n_outputs
         )
-        row_bytes = 8 * n_outputs * n_players**2
-        max_rows = max(1, _INTERACTION_BUDGET_BYTES // row_bytes)
-        if row_bytes > _INTERACTION_BUDGET_BYTES and n_samples > 1:
-            warnings.warn(
-                f"The interaction values of one row ({row_bytes / 2**20:.0f} MiB) "
-                f"exceed the working-memory budget of "
-                f"{_INTERACTION_BUDGET_BYTES / 2**20:.0f} MiB: explaining 1 row "
-                "per chunk.",
-                UserWarning,
-                stacklevel=2,
-            )
         n_threads = self._n_threads()
 
         def compute(rows: slice) -> QuadratureUse | None:
             chunk = np.zeros((rows.stop - rows.start, n_outputs, n_players, n_players))
-            used = self._interaction_rows(X[rows], chunk, n_threads)
+            used = self._interaction_rows(rows_of(rows), chunk, n_threads)
             # (row, output, i, j) -> (row, i, output, j): the frame's layout.
             result[rows] = chunk[:, picked].transpose(0, 2, 1, 3)
             return used
 
+        if n_samples == 0:  # X's columns are still checked
+            rows_of(slice(0, 0))
         quadrature = self._in_chunks(n_samples, compute, progress, max_rows)
         self._record(quadrature)
         rows = pd.MultiIndex.from_product(
@@ -397,15 +369,39 @@ class BaseExplainer(BaseEstimator):
             "features": str(self.n_features_in_),
         }
 
-    def _rows_per_chunk(self) -> int:
+    def _row_source(self, X) -> tuple[int, pd.Index, Callable[[slice], object]]:
+        """``X``'s number of rows, its index, and its prepared rows by slice.
+
+        DataFrames, 2-D arrays and sparse matrices are prepared (validated,
+        converted, a pipeline's preprocessing applied) one slice at a time,
+        so that memory is bounded by the slices; lists and the like, already
+        copies, at once.
+        """
+        X = as_pandas(X)
+        if sp.issparse(X):
+            X = X.tocsr()  # sliced by rows (no copy if it is CSR already)
+        if not _sliceable(X):
+            prepared, index = self._prepared_input(X)
+            return len(prepared), index, prepared.__getitem__
+        n_samples = X.shape[0]
+        index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(n_samples)
+
+        def rows_of(rows: slice):
+            part = X.iloc[rows] if isinstance(X, pd.DataFrame) else X[rows]
+            return self._placed(self._prepared_input(part)[0], rows.start)
+
+        return n_samples, index, rows_of
+
+    def _rows_per_chunk(self, extra_bytes: int = 0) -> int:
         """Rows explained at a time, so that they take half of ``max_memory``.
 
-        The other half is left to the explainer's own bounded buffers (the
+        ``extra_bytes`` are kept per row beyond ``_row_bytes`` (interaction
+        matrices). The other half is left to the explainer's own bounded buffers (the
         model calls of the model-agnostic explainers, say). Raises a
         ValueError if one row needs more.
         """
         budget = parse_memory(self.max_memory)
-        row_bytes = self._row_bytes()
+        row_bytes = self._row_bytes() + extra_bytes
         if 2 * row_bytes > budget:
             raise ValueError(
                 f"max_memory={self.max_memory!r} ({budget:,} bytes) is too small: "
