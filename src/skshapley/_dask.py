@@ -121,3 +121,51 @@ def _explained_partition(partition: pd.DataFrame, explainer, output) -> pd.DataF
 def _explained_block(block: np.ndarray, explainer, output) -> np.ndarray:
     """The values of one block of rows, flattened to (n_rows, n_columns)."""
     return explainer.explain(block, output=output).to_numpy()
+
+
+def lazy_moments(phi) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each column's mean of ``|phi|``, mean and standard deviation (``ddof=0``).
+
+    ``phi`` is a Dask DataFrame of values, computed once, partition by
+    partition, with one ``dask.compute``: each partition gives its count,
+    sums and sum of squared deviations from its own mean, which are
+    combined with Chan's formula (no sum of squares that could cancel).
+    """
+    import dask
+    import dask.dataframe as dd
+
+    if not isinstance(phi, dd.DataFrame):
+        raise TypeError(
+            "phi must be the DataFrame an explainer returns (pandas or Dask), "
+            f"got a {type(phi).__module__}.{type(phi).__name__}."
+        )
+    parts = [dask.delayed(_partition_moments)(part) for part in phi.to_delayed()]
+    ((counts, abs_sums, sums, squares),) = dask.compute(
+        dask.delayed(np.stack)(parts, axis=1)
+    )
+    n_samples = counts.sum(axis=0)
+    if not n_samples.any():
+        raise ValueError("phi has no rows: explain at least one sample.")
+    mean = sums.sum(axis=0) / n_samples
+    with np.errstate(invalid="ignore", divide="ignore"):  # empty partitions
+        offsets = np.where(counts > 0, sums / counts - mean, 0.0)
+    spread = squares.sum(axis=0) + (counts * offsets**2).sum(axis=0)
+    return abs_sums.sum(axis=0) / n_samples, mean, np.sqrt(spread / n_samples)
+
+
+def _partition_moments(part: pd.DataFrame) -> np.ndarray:
+    """A partition's count, sum of ``|phi|``, sum and squared deviations.
+
+    Shape (4, n_columns): the statistics that combine across partitions.
+    """
+    values = part.to_numpy(dtype=np.float64)
+    count = np.full(values.shape[1], float(len(values)))
+    deviations = values - values.mean(axis=0) if len(values) else values
+    return np.stack(
+        [
+            count,
+            np.abs(values).sum(axis=0),
+            values.sum(axis=0),
+            (deviations**2).sum(axis=0),
+        ]
+    )
