@@ -148,6 +148,26 @@ def dask_config(client):
     return dask.config.set(scheduler=client)
 
 
+def test_lazy_importance_is_one_compute_of_statistics_not_rows():
+    import dask
+
+    explainer, X = tree_case()
+    lazy = explainer.explain(dd.from_pandas(X, npartitions=3))
+    returned = []
+
+    def scheduler(graph, keys, **kwargs):
+        result = dask.get(graph, keys, **kwargs)
+        returned.append(len(pickle.dumps(result)))
+        return result
+
+    with dask.config.set(scheduler=scheduler):
+        importance(lazy)
+    # One pass, and what comes back is per-partition statistics (4 numbers
+    # per column and partition), far smaller than the values themselves.
+    assert len(returned) == 1
+    assert returned[0] < explainer.explain(X).to_numpy().nbytes / 4
+
+
 def test_importance_with_an_empty_partition_and_one_output():
     explainer, X = tree_case()
     frame = dd.from_pandas(X, npartitions=3)

@@ -41,6 +41,12 @@ def importance(phi: pd.DataFrame) -> pd.DataFrame:
         feature
         age           2.0  -1.0  2.0     1
         bmi           0.5   0.5  0.0     2
+
+    A lazy Dask frame gives the same table, computed in one pass:
+
+    >>> import dask.dataframe as dd
+    >>> importance(dd.from_pandas(phi, npartitions=2)).equals(importance(phi))
+    True
     """
     if is_dask_collection(phi):
         return _table(*lazy_moments(phi), phi.columns)
