@@ -263,5 +263,7 @@ def test_refusals_before_the_graph_is_built():
     frame = dd.from_pandas(X, npartitions=2)
     with pytest.raises(NotFittedError):
         TreeExplainer(explainer.model).explain(frame)
+    with pytest.raises(ValueError, match="Dask's progress"):
+        explainer.explain(frame, progress=lambda done, total: None)
     with pytest.raises(TypeError, match=r"dask\.dataframe\.DataFrame or a dask\.array"):
         explainer.explain(frame["f0"])

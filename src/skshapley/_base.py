@@ -185,7 +185,7 @@ class BaseExplainer(BaseEstimator):
             ``quadrature_error_bound_``.
         """
         if is_dask_collection(X):  # a lazy result, computed by Dask
-            return lazy_explanation(self, X, output=output)
+            return lazy_explanation(self, X, output=output, progress=progress)
         (phi,) = self._explained(
             X, output, progress, lambda X, out, n: self._explain_rows(X, out[0], n)
         )

@@ -34,7 +34,7 @@ def is_dask_collection(X) -> bool:
     return dask.is_dask_collection(X)
 
 
-def lazy_explanation(explainer, X, *, output=None):
+def lazy_explanation(explainer, X, *, output=None, progress=None):
     """The lazy Shapley values of a Dask DataFrame or Array ``X``.
 
     Parameters
@@ -46,6 +46,9 @@ def lazy_explanation(explainer, X, *, output=None):
         in memory; an array's columns are the model's, in order.
     output : object, default=None
         As for ``explain``: one of ``output_names_``, or every output.
+    progress : None
+        Anything else is refused: ``explain`` computes nothing here, so it
+        has no progress to show (Dask's own progress bars do).
 
     Returns
     -------
@@ -61,14 +64,21 @@ def lazy_explanation(explainer, X, *, output=None):
     TypeError
         If ``X`` is another Dask collection (a Series, a Bag, a Delayed).
     ValueError
-        If ``X``'s columns are not the model's (naming them), or ``output``
-        is not one of ``output_names_``, before anything is computed.
+        If ``X``'s columns are not the model's (naming them), ``output``
+        is not one of ``output_names_``, or ``progress`` is given, before
+        anything is computed.
     """
     import dask
     import dask.array as da
     import dask.dataframe as dd
 
     check_is_fitted(explainer, explainer._fitted_attribute)
+    if progress is not None and progress is not False:
+        raise ValueError(
+            "progress is not shown for a Dask collection: explain only builds "
+            "the graph. Show Dask's progress while it computes "
+            "(dask.diagnostics.ProgressBar, or distributed.progress)."
+        )
     n_outputs = len(explainer.output_names_)
     if output is not None:
         output_position(explainer.output_names_, output)
