@@ -24,6 +24,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
+from ._dask import is_dask_collection, lazy_explanation
 from ._errors import UnsupportedModelError
 from ._groups import feature_players
 from ._input import array_values, as_pandas, check_unique_columns, frame_values
@@ -179,6 +180,8 @@ class BaseExplainer(BaseEstimator):
             explainer's ``n_quadrature_points_`` and
             ``quadrature_error_bound_``.
         """
+        if is_dask_collection(X):  # a lazy result, computed by Dask
+            return lazy_explanation(self, X, output=output, progress=progress)
         (phi,) = self._explained(
             X, output, progress, lambda X, out, n: self._explain_rows(X, out[0], n)
         )
