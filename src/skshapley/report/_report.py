@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._files import atomic_write
 from .._importance import importance
 from .._optional import require_matplotlib
+from .._progress import progress_callback
 from . import _leave_one_out, _sections
 from ._data import explained, plotted_interactions, strongest_pairs
 from ._html import Markup, element, join, void
@@ -100,10 +101,11 @@ def report(
         5,000, else a seeded sample of 5,000). Needs a model-agnostic
         explainer (:class:`~skshapley.ExactExplainer` or
         :class:`~skshapley.PermutationExplainer`).
-    progress : callable, default=None
-        Passed to ``explainer.explain(X, progress=progress)``: called as
+    progress : bool or callable, default=None
+        Passed to ``explainer.explain(X, progress=progress)``: True shows a
+        progress bar on stderr; a callable is called as
         ``progress(n_done, n_total)`` after each chunk of rows (the
-        ``skshapley`` command shows a progress line with it).
+        ``skshapley`` command shows a progress bar with it).
 
     Returns
     -------
@@ -148,10 +150,7 @@ def report(
     ):
         if not isinstance(flag, bool):
             raise TypeError(f"{name} must be a bool, got {type(flag).__name__}.")
-    if progress is not None and not callable(progress):
-        raise TypeError(
-            f"progress must be a callable or None, got {type(progress).__name__}."
-        )
+    progress = progress_callback(progress)  # checked before anything is drawn
     check_is_fitted(explainer)
     require_matplotlib("skshapley.report")
     return write_report(
