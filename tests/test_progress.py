@@ -74,68 +74,50 @@ def test_other_values_are_refused(progress):
 # --- the bar's text ------------------------------------------------------------
 
 
-def test_bar_text_counts_rows_rate_and_time_left():
+def shown(calls, **params) -> io.StringIO:
+    """What a bar made with ``params`` writes, called at (time, done, total)."""
     clock, stream = Clock(), io.StringIO()
-    bar = ProgressBar(stream, clock=clock)
-    clock.now = 2.0
-    bar(1_000, 4_000)
-    clock.now = 4.0
-    bar(2_000, 4_000)
+    bar = ProgressBar(stream, clock=clock, **params)
+    for now, done, total in calls:
+        clock.now = now
+        bar(done, total)
+    return stream
+
+
+def test_bar_text_counts_rows_rate_and_time_left():
+    stream = shown([(2.0, 1_000, 4_000), (4.0, 2_000, 4_000)])
     assert "\n" not in stream.getvalue()
-    clock.now = 8.0
-    bar(4_000, 4_000)
+    stream = shown([(2.0, 1_000, 4_000), (4.0, 2_000, 4_000), (8.0, 4_000, 4_000)])
     first, second, last = lines_of(stream)
-    assert (
-        first
-        == "explaining [#####...............] 1,000/4,000 rows 25% 500 rows/s, 6 s left"
+    assert first == (
+        "explaining [#####...............] 1,000/4,000 rows 25% 500 rows/s, 6 s left"
     )
-    assert (
-        second
-        == "explaining [##########..........] 2,000/4,000 rows 50% 500 rows/s, 4 s left"
+    assert second == (
+        "explaining [##########..........] 2,000/4,000 rows 50% 500 rows/s, 4 s left"
     )
     assert last.rstrip() == "explained 4,000 rows in 8.0 s (500 rows/s)"
     # Padded to the longest line before it, so that nothing of it is left.
     assert last == f"{last.rstrip():<{len(first)}}\n"
-    assert stream.getvalue().endswith("\n")
 
 
 def test_bar_ends_its_line_once():
-    clock, stream = Clock(), io.StringIO()
-    bar = ProgressBar(stream, clock=clock)
-    clock.now = 1.0
-    bar(1, 4)
-    clock.now = 2.0
-    bar(4, 4)
-    bar(4, 4)  # the line has ended: nothing more
+    stream = shown([(1.0, 1, 4), (2.0, 4, 4), (3.0, 4, 4)])
     assert stream.getvalue().count("\n") == 1
-    assert len(lines_of(stream)) == 2
+    assert len(lines_of(stream)) == 2  # nothing after the line has ended
 
 
 def test_nothing_is_shown_when_one_chunk_holds_every_row():
-    stream = io.StringIO()
-    ProgressBar(stream, clock=Clock())(10, 10)
-    assert stream.getvalue() == ""
+    assert shown([(1.0, 10, 10)]).getvalue() == ""
 
 
 def test_disabled_bar_shows_nothing():
-    clock, stream = Clock(), io.StringIO()
-    bar = ProgressBar(stream, enabled=False, clock=clock)
-    clock.now = 1.0
-    bar(1, 2)
-    bar(2, 2)
-    assert stream.getvalue() == ""
+    assert shown([(1.0, 1, 2), (2.0, 2, 2)], enabled=False).getvalue() == ""
 
 
 def test_redraws_are_throttled_but_the_last_line_is_drawn():
-    clock, stream = Clock(), io.StringIO()
     # Whole seconds, exact in floating point: a chunk every second.
-    bar = ProgressBar(stream, clock=clock, min_interval=10.0)
-    for step in range(1, 100):
-        clock.now = float(step)
-        bar(step, 100)
-    clock.now = 100.0
-    bar(100, 100)
-    lines = lines_of(stream)
+    calls = [(float(step), step, 100) for step in range(1, 101)]
+    lines = lines_of(shown(calls, min_interval=10.0))
     drawn = [int(line.split()[2].split("/")[0]) for line in lines[:-1]]
     # Drawn at the first call, then every 10 s: 10 lines for 100 calls.
     assert drawn == [1, 11, 21, 31, 41, 51, 61, 71, 81, 91]
@@ -143,12 +125,8 @@ def test_redraws_are_throttled_but_the_last_line_is_drawn():
 
 
 def test_throttling_counts_from_the_last_line_drawn():
-    clock, stream = Clock(), io.StringIO()
-    bar = ProgressBar(stream, clock=clock, min_interval=1.0)
-    for now, done in [(0.5, 1), (1.0, 2), (1.5, 3), (2.0, 4)]:
-        clock.now = now
-        bar(done, 10)
-    drawn = [line.split()[2] for line in lines_of(stream)]
+    calls = [(0.5, 1, 10), (1.0, 2, 10), (1.5, 3, 10), (2.0, 4, 10)]
+    drawn = [line.split()[2] for line in lines_of(shown(calls, min_interval=1.0))]
     assert drawn == ["1/10", "3/10"]  # 1.0 is 0.5 s after 0.5; 2.0 is 0.5 s after 1.5
 
 
@@ -187,20 +165,13 @@ def assert_bar_shown(err: str, n_rows: int) -> None:
     assert err.count("\n") == 1
 
 
-def test_bar_gives_the_values_without_it(tree, capsys):
+@pytest.mark.parametrize("method", ["explain", "explain_interactions"])
+def test_bar_gives_the_values_without_it(tree, capsys, method):
     explainer, X = tree
-    expected = explainer.explain(X)
-    phi = explainer.explain(X, progress=True)
-    assert_bar_shown(capsys.readouterr().err, len(X))
-    pd.testing.assert_frame_equal(phi, expected, check_exact=True)
-
-
-def test_bar_on_interactions(tree, capsys):
-    explainer, X = tree
-    # Few rows per chunk (the interaction budget), so that there are several.
-    X = X.iloc[:150]
-    expected = explainer.explain_interactions(X)
-    values = explainer.explain_interactions(X, progress=True)
+    explain = getattr(explainer, method)
+    X = X.iloc[:150]  # more rows than the first chunk's 64
+    expected = explain(X)
+    values = explain(X, progress=True)
     assert_bar_shown(capsys.readouterr().err, len(X))
     pd.testing.assert_frame_equal(values, expected, check_exact=True)
 
