@@ -12,7 +12,6 @@ from sklearn.utils.validation import check_is_fitted
 from .._files import atomic_write
 from .._importance import importance
 from .._optional import require_matplotlib
-from .._progress import progress_callback
 from . import _leave_one_out, _sections
 from ._data import explained, plotted_interactions, strongest_pairs
 from ._html import Markup, element, join, void
@@ -150,7 +149,6 @@ def report(
     ):
         if not isinstance(flag, bool):
             raise TypeError(f"{name} must be a bool, got {type(flag).__name__}.")
-    progress = progress_callback(progress)  # checked before anything is drawn
     check_is_fitted(explainer)
     require_matplotlib("skshapley.report")
     return write_report(
