@@ -33,6 +33,7 @@ from ._memory import parse_memory
 from ._naming import model_name
 from ._outputs import output_position
 from ._pipeline import final_estimator
+from ._progress import progress_callback
 from ._threads import effective_n_threads
 
 # Rows in the first chunk of an explanation observed by a progress callback;
@@ -150,7 +151,7 @@ class BaseExplainer(BaseEstimator):
         X,
         *,
         output=None,
-        progress: Callable[[int, int], None] | None = None,
+        progress: bool | Callable[[int, int], None] | None = None,
     ) -> pd.DataFrame:
         """Shapley values of the model's output for each row of ``X``.
 
@@ -163,11 +164,14 @@ class BaseExplainer(BaseEstimator):
             that output only, as a DataFrame with one column per player,
             which sums with ``expected_value_[output]`` to that output. By
             default every output's values.
-        progress : callable, default=None
-            If given, ``progress(n_done, n_total)`` is called after each
+        progress : bool or callable, default=None
+            True shows a progress bar on stderr (rows done, percent, rows
+            per second and time left; in a terminal or a notebook). A
+            callable is called as ``progress(n_done, n_total)`` after each
             chunk of rows. Rows are then explained in chunks of about half a
             second each (the first of 64 rows), so that a keyboard interrupt
             is handled between chunks; the values are those of one call.
+            None or False: no progress, one call.
 
         Returns
         -------
@@ -182,6 +186,7 @@ class BaseExplainer(BaseEstimator):
         """
         if is_dask_collection(X):  # a lazy result, computed by Dask
             return lazy_explanation(self, X, output=output, progress=progress)
+        progress = progress_callback(progress)
         (phi,) = self._explained(
             X, output, progress, lambda X, out, n: self._explain_rows(X, out[0], n)
         )
@@ -232,7 +237,7 @@ class BaseExplainer(BaseEstimator):
         X,
         *,
         output=None,
-        progress: Callable[[int, int], None] | None = None,
+        progress: bool | Callable[[int, int], None] | None = None,
     ) -> pd.DataFrame:
         """Shapley interaction values of the model's output for each row of ``X``.
 
@@ -248,10 +253,10 @@ class BaseExplainer(BaseEstimator):
         output : object, default=None
             One of ``output_names_``: that output's values only. By default
             every output's values.
-        progress : callable, default=None
-            If given, ``progress(n_done, n_total)`` is called after each
-            chunk of rows (chunks of about half a second each, as in
-            :meth:`explain`).
+        progress : bool or callable, default=None
+            True shows a progress bar on stderr; a callable is called as
+            ``progress(n_done, n_total)`` after each chunk of rows (chunks of
+            about half a second each, as in :meth:`explain`).
 
         Returns
         -------
@@ -297,6 +302,7 @@ class BaseExplainer(BaseEstimator):
                 "(supports_interactions is False)."
             )
         check_is_fitted(self, self._fitted_attribute)
+        progress = progress_callback(progress)
         picked = slice(None)
         if output is not None:
             picked = [output_position(self.output_names_, output)]

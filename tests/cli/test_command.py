@@ -6,7 +6,6 @@ what it writes with ``capfd``, which also captures what compiled libraries
 print on file descriptor 2.
 """
 
-import io
 import pickle
 import shutil
 import subprocess
@@ -22,9 +21,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVR
 
-from skshapley import TreeExplainer
 from skshapley.cli import main
-from skshapley.cli._explaining import Progress
 
 N_TREES = 20
 FEATURES = ["age", "sex", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6"]
@@ -462,53 +459,3 @@ def test_help_exits_zero(capfd):
         main(["explain", "--help"])
     assert exit_info.value.code == 0
     assert "base_value" in capfd.readouterr().out
-
-
-# --- progress ------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def explained(files):
-    X = pd.concat([files["X"]] * 5, ignore_index=True)  # 2,210 rows
-    return TreeExplainer(files["gbr"]).fit(), X
-
-
-def test_progress_line_in_chunks_gives_the_same_values(explained):
-    explainer, X = explained
-    stream = io.StringIO()
-    phi = explainer.explain(X, progress=Progress(stream, enabled=True))
-    pd.testing.assert_frame_equal(phi, explainer.explain(X))
-    shown = stream.getvalue()
-    assert shown.startswith("\rexplaining 64/2,210 rows (2%, ")
-    lines = shown.split("\r")[1:]
-    assert len(lines) >= 3  # 64 rows, then at most 4 times as many per chunk
-    assert all(line.startswith("explaining ") for line in lines[:-1])
-    assert lines[-1].startswith("explained 2,210 rows in ")
-    assert lines[-1].endswith("\n")
-    assert lines[-1].rstrip().endswith(" s")  # padded over the longer lines
-    # Each line covers the longest before it: nothing is left of them.
-    widths = [len(line.rstrip("\n")) for line in lines]
-    assert widths == sorted(widths)
-
-
-def test_progress_counts_rows_and_ends_its_line_once():
-    stream = io.StringIO()
-    progress = Progress(stream, enabled=True)
-    progress(1, 4)
-    progress(3, 4)
-    assert stream.getvalue().startswith("\rexplaining 1/4 rows (25%, ")
-    assert "\rexplaining 3/4 rows (75%, " in stream.getvalue()
-    assert "\n" not in stream.getvalue()
-    progress(4, 4)
-    assert stream.getvalue().split("\r")[-1].startswith("explained 4 rows in ")
-    assert stream.getvalue().endswith("\n")
-    progress(4, 4)  # the line has ended: nothing more
-    assert stream.getvalue().count("\n") == 1
-
-
-def test_no_progress_line_when_disabled_or_short(explained):
-    explainer, X = explained
-    stream = io.StringIO()
-    explainer.explain(X, progress=Progress(stream, enabled=False))
-    explainer.explain(X.iloc[:64], progress=Progress(stream, enabled=True))
-    assert stream.getvalue() == ""

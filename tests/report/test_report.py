@@ -335,7 +335,7 @@ def test_progress_is_called_while_explaining(diabetes, tmp_path):
         ({"max_display": 2.5}, TypeError, "max_display must be an int"),
         ({"output": "nope"}, ValueError, "output 'nope' is not one of the model's"),
         ({"title": 3}, TypeError, "title must be a str"),
-        ({"progress": "yes"}, TypeError, "progress must be a callable or None"),
+        ({"progress": "yes"}, TypeError, "progress must be True, False, None or a"),
     ],
 )
 def test_bad_parameters(diabetes, tmp_path, kwargs, error, match):

@@ -16,6 +16,7 @@ from .._base import BaseExplainer, feature_names
 from .._errors import unsupported_model
 from .._input import as_pandas
 from .._memory import parse_memory
+from .._progress import progress_callback
 from ._hybrid import HybridRows
 from ._response import has_response, model_response
 
@@ -132,7 +133,7 @@ class AgnosticExplainer(BaseExplainer):
         facts["model evaluations per row"] = f"{self._evaluations_per_row():,}"
         return facts
 
-    def leave_one_out(self, X, *, output=None) -> pd.DataFrame:
+    def leave_one_out(self, X, *, output=None, progress=None) -> pd.DataFrame:
         """Leave-one-out attributions ``v(N) - v(N minus {i})``, for comparison.
 
         Each player gets what the model's output loses, on average over the
@@ -149,6 +150,10 @@ class AgnosticExplainer(BaseExplainer):
             The rows to explain.
         output : object, default=None
             One of ``output_names_``: that output's values only.
+        progress : bool or callable, default=None
+            True shows a progress bar on stderr; a callable is called as
+            ``progress(n_done, n_total)`` after each chunk of rows (as in
+            :meth:`explain`).
 
         Returns
         -------
@@ -168,7 +173,8 @@ class AgnosticExplainer(BaseExplainer):
             x0   x1
         0  5.0  5.0
         """
-        (loo,) = self._explained(X, output, None, self._leave_one_out_rows)
+        progress = progress_callback(progress)
+        (loo,) = self._explained(X, output, progress, self._leave_one_out_rows)
         return loo
 
     def raw_predict(self, X) -> np.ndarray:

@@ -8,6 +8,7 @@ import pandas as pd
 from sklearn.utils import check_random_state
 
 from .._memory import DEFAULT_MAX_MEMORY
+from .._progress import progress_callback
 from ._explainer import AgnosticExplainer, Rows
 from ._response import check_response_method
 
@@ -129,9 +130,10 @@ class PermutationExplainer(AgnosticExplainer):
             The rows to explain. DataFrame columns are matched by name.
         output : object, default=None
             One of ``output_names_``: that output's values only.
-        progress : callable, default=None
-            If given, ``progress(n_done, n_total)`` is called after each
-            chunk of rows.
+        progress : bool or callable, default=None
+            True shows a progress bar on stderr; a callable is called as
+            ``progress(n_done, n_total)`` after each chunk of rows (as in
+            every explainer's ``explain``).
         return_std : bool, default=False
             Also return the standard error of each value: the standard
             deviation of the per-ordering estimates (per pair, with
@@ -155,7 +157,7 @@ class PermutationExplainer(AgnosticExplainer):
         phi, std = self._explained(
             X,
             output,
-            progress,
+            progress_callback(progress),
             lambda X, out, _: self._sampled_rows(X, out, entropy),
             2,
         )

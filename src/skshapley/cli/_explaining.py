@@ -1,6 +1,4 @@
-"""Which explainer, the chosen output, the progress line, the attributions table."""
-
-import time
+"""Which explainer, the chosen output, the attributions table."""
 
 import numpy as np
 import pandas as pd
@@ -68,45 +66,6 @@ def output_name(explainer, name: str | None):
         return chosen_output(explainer.output_names_, name, option="--output")
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
-
-
-class Progress:
-    """A progress line on ``stream``, rewritten in place; ``explain``'s callback.
-
-    Called as ``progress(n_done, n_total)`` after each chunk of rows, it
-    reads "explaining 4,500/10,000 rows (45%, 6 s left)", then "explained
-    10,000 rows in 11.0 s" on a line of its own. Nothing is shown when one
-    chunk holds every row. Times count from the line's creation: make it
-    just before explaining.
-    """
-
-    def __init__(self, stream, *, enabled: bool):
-        self.stream = stream
-        self.enabled = enabled
-        self._start = time.perf_counter()
-        self._width = 0  # of the line shown; 0 while none is
-
-    def __call__(self, done: int, total: int) -> None:
-        """Show that ``done`` of ``total`` rows are explained."""
-        if not self.enabled:
-            return
-        seconds = time.perf_counter() - self._start
-        if done < total:
-            left = seconds / done * (total - done)
-            percent = 100 * done // total
-            self._show(
-                f"explaining {done:,}/{total:,} rows ({percent}%, {left:.0f} s left)"
-            )
-        elif self._width:  # the last of several chunks: end the line
-            self._show(f"explained {total:,} rows in {seconds:.1f} s")
-            self.stream.write("\n")
-            self.stream.flush()
-            self._width = 0
-
-    def _show(self, line: str) -> None:
-        self.stream.write(f"\r{line:<{self._width}}")
-        self.stream.flush()
-        self._width = max(self._width, len(line))
 
 
 def attributions_table(phi: pd.DataFrame, explainer, output=None) -> pd.DataFrame:

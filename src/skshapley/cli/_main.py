@@ -9,9 +9,9 @@ from .._entry import explainer_class
 from .._errors import UnsupportedModelError
 from .._naming import model_name
 from .._optional import MissingDependencyError, optional_import, require_matplotlib
+from .._progress import ProgressBar
 from ._background import background_of
 from ._explaining import (
-    Progress,
     attributions_table,
     interactions_table,
     make_explainer,
@@ -258,9 +258,9 @@ def _check_seed(args, *, sampling: bool) -> None:
         )
 
 
-def _progress(args) -> Progress:
-    """The progress line, on a terminal unless ``--quiet``; make it just before."""
-    return Progress(sys.stderr, enabled=not args.quiet and sys.stderr.isatty())
+def _progress(args) -> ProgressBar:
+    """The progress bar, on a terminal unless ``--quiet``; make it just before."""
+    return ProgressBar(sys.stderr, enabled=not args.quiet and sys.stderr.isatty())
 
 
 def _target_hint(explainer, X) -> str:

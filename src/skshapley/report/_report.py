@@ -100,10 +100,11 @@ def report(
         5,000, else a seeded sample of 5,000). Needs a model-agnostic
         explainer (:class:`~skshapley.ExactExplainer` or
         :class:`~skshapley.PermutationExplainer`).
-    progress : callable, default=None
-        Passed to ``explainer.explain(X, progress=progress)``: called as
+    progress : bool or callable, default=None
+        Passed to ``explainer.explain(X, progress=progress)``: True shows a
+        progress bar on stderr; a callable is called as
         ``progress(n_done, n_total)`` after each chunk of rows (the
-        ``skshapley`` command shows a progress line with it).
+        ``skshapley`` command shows a progress bar with it).
 
     Returns
     -------
@@ -148,10 +149,6 @@ def report(
     ):
         if not isinstance(flag, bool):
             raise TypeError(f"{name} must be a bool, got {type(flag).__name__}.")
-    if progress is not None and not callable(progress):
-        raise TypeError(
-            f"progress must be a callable or None, got {type(progress).__name__}."
-        )
     check_is_fitted(explainer)
     require_matplotlib("skshapley.report")
     return write_report(
