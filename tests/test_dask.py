@@ -23,6 +23,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from skshapley import (
     ExactExplainer,
+    PermutationExplainer,
     ProductKernelExplainer,
     TreeExplainer,
     importance,
@@ -267,3 +268,44 @@ def test_refusals_before_the_graph_is_built():
         explainer.explain(frame, progress=lambda done, total: None)
     with pytest.raises(TypeError, match=r"dask\.dataframe\.DataFrame or a dask\.array"):
         explainer.explain(frame["f0"])
+
+
+def rowwise_product(X):
+    """Three-way interactions, row by row (no batch-dependent rounding)."""
+    X = np.asarray(X, dtype=float)
+    return X[:, 0] * X[:, 1] * X[:, 2] + X[:, 3]
+
+
+@pytest.mark.dask_cluster
+def test_permutation_on_a_cluster_each_partition_draws_its_own_orderings(client):
+    # Partitions are separate calls: each draws from a seed derived from
+    # random_state and its number, so a frame and an array with the same
+    # row partitions give the same values, twice, and every row adds up.
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame(rng.normal(size=(60, 4)), columns=list("abcd"))
+    explainer = PermutationExplainer(
+        rowwise_product, n_permutations=2, random_state=5
+    ).fit(X.iloc[:6])
+    frame = client.compute(explainer.explain(dd.from_pandas(X, npartitions=3)))
+    phi = frame.result()
+    again = client.compute(explainer.explain(dd.from_pandas(X, npartitions=3)))
+    pd.testing.assert_frame_equal(again.result(), phi, check_exact=True)
+    array = da.from_array(X.to_numpy(), chunks=(20, 4))
+    np.testing.assert_array_equal(
+        client.compute(explainer.explain(array)).result(), phi.to_numpy()
+    )
+    total = phi.sum(axis=1) + explainer.expected_value_
+    np.testing.assert_allclose(total, rowwise_product(X), rtol=0, atol=1e-12)
+    # Each partition is the explainer on its rows with the derived seed.
+    second = explainer._for_partition(1).explain(X.iloc[20:40])
+    pd.testing.assert_frame_equal(phi.iloc[20:40], second, check_exact=True)
+    # ... which is not the seed of the first (rows would share orderings).
+    first_seeded = explainer._for_partition(0).explain(X.iloc[20:40])
+    assert not np.array_equal(first_seeded.to_numpy(), second.to_numpy())
+
+
+def test_permutation_standard_errors_are_refused_for_dask():
+    X = pd.DataFrame(np.ones((4, 4)), columns=list("abcd"))
+    explainer = PermutationExplainer(rowwise_product, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="return_std=True is not available"):
+        explainer.explain(dd.from_pandas(X, npartitions=2), return_std=True)

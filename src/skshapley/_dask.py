@@ -123,14 +123,26 @@ def _check_columns(explainer, meta: pd.DataFrame) -> None:
         explainer._columns(meta, features)
 
 
-def _explained_partition(partition: pd.DataFrame, explainer, output) -> pd.DataFrame:
+def _explained_partition(
+    partition: pd.DataFrame, explainer, output, partition_info=None
+) -> pd.DataFrame:
     """The values of one partition, as an in-memory ``explain`` gives them."""
-    return explainer.explain(partition, output=output)
+    number = 0 if partition_info is None else partition_info["number"]
+    return _in_partition(explainer, number).explain(partition, output=output)
 
 
-def _explained_block(block: np.ndarray, explainer, output) -> np.ndarray:
+def _explained_block(
+    block: np.ndarray, explainer, output, block_info=None
+) -> np.ndarray:
     """The values of one block of rows, flattened to (n_rows, n_columns)."""
-    return explainer.explain(block, output=output).to_numpy()
+    number = 0 if block_info is None else block_info[0]["chunk-location"][0]
+    return _in_partition(explainer, number).explain(block, output=output).to_numpy()
+
+
+def _in_partition(explainer, number: int):
+    """The explainer for partition ``number``: its own random draws, if it draws."""
+    for_partition = getattr(explainer, "_for_partition", None)
+    return explainer if for_partition is None else for_partition(number)
 
 
 def lazy_moments(phi) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,5 +1,6 @@
 """PermutationExplainer: Shapley values of any model, from sampled orderings."""
 
+import copy
 from numbers import Integral
 from typing import ClassVar
 
@@ -7,6 +8,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 
+from .._dask import is_dask_collection, lazy_explanation
 from .._memory import DEFAULT_MAX_MEMORY
 from .._progress import progress_callback
 from ._explainer import AgnosticExplainer, Rows
@@ -148,6 +150,13 @@ class PermutationExplainer(AgnosticExplainer):
         std : pandas.DataFrame
             Only with ``return_std``: the standard errors, same layout.
         """
+        if is_dask_collection(X):  # a lazy result, computed by Dask
+            if return_std:
+                raise ValueError(
+                    "return_std=True is not available for a Dask collection: "
+                    "explain its partitions (map_partitions) to get both."
+                )
+            return lazy_explanation(self, X, output=output, progress=progress)
         if return_std and self.n_permutations < 2:
             raise ValueError(
                 "return_std=True needs n_permutations >= 2 (a standard error "
@@ -162,6 +171,20 @@ class PermutationExplainer(AgnosticExplainer):
             2,
         )
         return (phi, std) if return_std else phi
+
+    def _for_partition(self, number: int) -> "PermutationExplainer":
+        """A copy drawing the orderings of partition ``number`` of a Dask collection.
+
+        Row ``r`` of a call draws from ``(seed, r)``; partitions are separate
+        calls, so each gets its own seed, derived from ``random_state`` and
+        its number (reproducible with an int ``random_state``, fresh with
+        None).
+        """
+        explainer = copy.copy(self)
+        if self.random_state is not None:
+            seeds = np.random.SeedSequence([self._entropy(), number])
+            explainer.random_state = int(seeds.generate_state(1, np.uint64)[0] >> 1)
+        return explainer
 
     def _check_params(self) -> None:
         check_response_method(self.response_method)
