@@ -309,3 +309,9 @@ def test_permutation_standard_errors_are_refused_for_dask():
     explainer = PermutationExplainer(rowwise_product, random_state=0).fit(X)
     with pytest.raises(ValueError, match="return_std=True is not available"):
         explainer.explain(dd.from_pandas(X, npartitions=2), return_std=True)
+
+
+def test_interactions_of_a_dask_collection_are_refused_clearly():
+    explainer, X = tree_case()
+    with pytest.raises(TypeError, match="explain its partitions"):
+        explainer.explain_interactions(dd.from_pandas(X, npartitions=2))

@@ -301,6 +301,11 @@ class BaseExplainer(BaseEstimator):
                 f"{type(self).__name__} has no interaction values "
                 "(supports_interactions is False)."
             )
+        if is_dask_collection(X):
+            raise TypeError(
+                "explain_interactions returns its values in memory; for a Dask "
+                "collection, explain its partitions (X.map_partitions) instead."
+            )
         check_is_fitted(self, self._fitted_attribute)
         progress = progress_callback(progress)
         picked = slice(None)
