@@ -171,7 +171,7 @@ class BaseExplainer(BaseEstimator):
             chunk of rows. Rows are then explained in chunks of about half a
             second each (the first of 64 rows), so that a keyboard interrupt
             is handled between chunks; the values are those of one call.
-            None or False: no progress, one call.
+            None or False: no progress (chunks as ``max_memory`` allows).
 
         Returns
         -------
