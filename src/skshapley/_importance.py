@@ -9,38 +9,36 @@ from ._dask import is_dask_collection, lazy_moments
 def importance(phi: pd.DataFrame) -> pd.DataFrame:
     """Mean absolute Shapley value, mean, spread and rank of each feature.
 
-        Parameters
-        ----------
-        phi : pandas.DataFrame or dask.dataframe.DataFrame
-            Shapley values as an explainer's ``explain`` returns them: one row
-            per sample, one column per feature, or columns ``(output, feature)``
-            for several outputs. A lazy Dask DataFrame (``explain`` of a Dask
-            DataFrame) is computed in one pass, with one ``dask.compute``: the
-            table is that of the computed frame, up to rounding (partitions are
-            summed separately).
+    Parameters
+    ----------
+    phi : pandas.DataFrame or dask.dataframe.DataFrame
+        Shapley values as an explainer's ``explain`` returns them: one row
+        per sample, one column per feature, or columns ``(output, feature)``
+        for several outputs. A lazy Dask DataFrame (``explain`` of a Dask
+        DataFrame) is computed in one pass, with one ``dask.compute``: the
+        table is that of the computed frame, up to rounding (partitions are
+        summed separately).
 
-        Returns
-        -------
-        table : pandas.DataFrame
-            One row per feature (index ``feature``), or per ``(output, feature)``
-            for several outputs, sorted by output and then by rank. Columns:
-            ``mean_abs`` (mean of ``|phi|``: the global importance), ``mean``
-            (mean of ``phi``: the average direction), ``std`` (standard
-            deviation of ``phi``, ``ddof=0``) and ``rank`` (1 for the largest
-            ``mean_abs`` of its output; ties share the smaller rank).
+    Returns
+    -------
+    table : pandas.DataFrame
+        One row per feature (index ``feature``), or per ``(output, feature)``
+        for several outputs, sorted by output and then by rank. Columns:
+        ``mean_abs`` (mean of ``|phi|``: the global importance), ``mean``
+        (mean of ``phi``: the average direction), ``std`` (standard
+        deviation of ``phi``, ``ddof=0``) and ``rank`` (1 for the largest
+        ``mean_abs`` of its output; ties share the smaller rank).
 
-        Examples
-        --------
-        >>> import pandas as pd
-
-    from ._dask import is_dask_collection, lazy_moments
-        >>> from skshapley import importance
-        >>> phi = pd.DataFrame({"age": [1.0, -3.0], "bmi": [0.5, 0.5]})
-        >>> importance(phi)
-                 mean_abs  mean  std  rank
-        feature
-        age           2.0  -1.0  2.0     1
-        bmi           0.5   0.5  0.0     2
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skshapley import importance
+    >>> phi = pd.DataFrame({"age": [1.0, -3.0], "bmi": [0.5, 0.5]})
+    >>> importance(phi)
+             mean_abs  mean  std  rank
+    feature
+    age           2.0  -1.0  2.0     1
+    bmi           0.5   0.5  0.0     2
 
     A lazy Dask frame gives the same table, computed in one pass:
 
