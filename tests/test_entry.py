@@ -118,6 +118,7 @@ def test_explainer_passes_the_parameters():
         "groups": {"bc": ["b", "c"]},
         "n_quadrature_points": "auto",
         "n_jobs": 1,
+        "max_memory": "1GB",
     }
     assert not hasattr(explainer, "game_")  # not fitted
     phi = skshapley.explain(model, X.iloc[:4], groups={"bc": ["b", "c"]})
