@@ -7,7 +7,6 @@ import numpy as np
 from .._memory import DEFAULT_MAX_MEMORY
 from ..games._exact import MAX_TABLE_PLAYERS, _masks_to_bool, table_indices
 from ._explainer import AgnosticExplainer, Rows
-from ._response import check_response_method
 
 _INDEX_WORDS = {"shapley": "Shapley", "banzhaf": "Banzhaf", "loo": "leave-one-out"}
 
@@ -119,7 +118,6 @@ class ExactExplainer(AgnosticExplainer):
         self.max_memory = max_memory
 
     def _check_params(self) -> None:
-        check_response_method(self.response_method)
         if self.index not in _INDEX_WORDS:
             raise ValueError(
                 f"index must be one of {', '.join(map(repr, _INDEX_WORDS))}; "

@@ -18,7 +18,7 @@ from .._input import as_pandas
 from .._memory import parse_memory
 from .._progress import progress_callback
 from ._hybrid import HybridRows
-from ._response import has_response, model_response
+from ._response import check_response_method, has_response, model_response
 
 # Bytes of hybrid rows handed to the model in one call (8 bytes per value):
 # bounds the working memory of explain beyond what the model itself needs.
@@ -82,6 +82,7 @@ class AgnosticExplainer(BaseExplainer):
         self
             The fitted explainer.
         """
+        check_response_method(self.response_method)
         self._check_params()
         if X is None:
             raise ValueError(

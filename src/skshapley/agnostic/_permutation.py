@@ -12,7 +12,6 @@ from .._dask import is_dask_collection, lazy_explanation
 from .._memory import DEFAULT_MAX_MEMORY
 from .._progress import progress_callback
 from ._explainer import AgnosticExplainer, Rows
-from ._response import check_response_method
 
 
 class PermutationExplainer(AgnosticExplainer):
@@ -187,7 +186,6 @@ class PermutationExplainer(AgnosticExplainer):
         return explainer
 
     def _check_params(self) -> None:
-        check_response_method(self.response_method)
         count = self.n_permutations
         if not isinstance(count, Integral) or isinstance(count, bool) or count < 1:
             raise ValueError(f"n_permutations must be an integer >= 1; got {count!r}.")

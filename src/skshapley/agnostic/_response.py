@@ -107,11 +107,11 @@ class Response:
 def model_response(model, response_method, X) -> Response:
     """The response of ``model`` that ``response_method`` names, shaped on ``X``.
 
-    ``X`` (background rows, as the model reads them) is called once to learn
-    the output's shape; a method that the model lacks, or an output that is
+    ``response_method`` has passed :func:`check_response_method`. ``X``
+    (background rows, as the model reads them) is called once to learn the
+    output's shape; a method that the model lacks, or an output that is
     not one value or one row of values per row, is a ValueError.
     """
-    check_response_method(response_method)
     name, function = _method(model, response_method)
     out = np.asarray(function(X))
     if out.ndim not in (1, 2) or len(out) != len(X) or out.size == 0:

@@ -188,11 +188,6 @@ def _banzhaf(table: np.ndarray, n_players: int) -> np.ndarray:
     )
 
 
-def _leave_one_out(table: np.ndarray, n_players: int) -> np.ndarray:
-    full = table.shape[-1] - 1
-    return table[..., [full]] - table[..., full ^ (1 << np.arange(n_players))]
-
-
 def _weighted_marginals(
     tables: np.ndarray, n_players: int, size_weights: np.ndarray
 ) -> np.ndarray:
@@ -213,15 +208,16 @@ def _weighted_marginals(
 
 
 #: The attributions computed from a game's table, by name (see table_indices).
-_INDICES = {"shapley": _shapley_factorial, "banzhaf": _banzhaf, "loo": _leave_one_out}
+_INDICES = {"shapley": _shapley_factorial, "banzhaf": _banzhaf}
 
 
 def table_indices(tables: np.ndarray, n_players: int, index: str) -> np.ndarray:
     """The attributions ``index`` of games given as tables, in one batch.
 
     ``tables`` has shape (..., 2**n_players), one game per leading index, in
-    the bitmask order of :func:`game_table`; ``index`` is ``"shapley"``,
-    ``"banzhaf"`` or ``"loo"``. Returns shape (..., n_players).
+    the bitmask order of :func:`game_table`; ``index`` is ``"shapley"`` or
+    ``"banzhaf"`` (leave-one-out needs no table: :func:`leave_one_out`).
+    Returns shape (..., n_players).
     """
     return _INDICES[index](tables, n_players)
 
