@@ -128,7 +128,7 @@ def test_an_object_with_no_method_is_no_model():
 def test_a_bad_response_method(response_method):
     X, y = numbers(30), numbers(30, d=1, seed=1)[:, 0]
     model = LinearRegression().fit(X, y)
-    with pytest.raises(ValueError, match="response_method"):
+    with pytest.raises(ValueError, match="response_method must be"):
         ExactExplainer(model, response_method=response_method).fit(X[:5])
 
 
