@@ -15,7 +15,6 @@ import json
 import zipfile
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from .. import _limits
@@ -222,31 +221,23 @@ def _read_parquet(path: Path, max_bytes: int):
 
 
 def prepare_data(
-    data: pd.DataFrame, *, target=None, index=None, rows=None
-) -> pd.DataFrame:
-    """The rows to explain: without the target, indexed, maybe sampled.
-
-    ``rows`` rows are drawn at random (seed 0, without replacement) and kept
-    in the file's order.
-    """
+    data: pd.DataFrame, *, target=None, index=None
+) -> tuple[pd.DataFrame, pd.Series | None]:
+    """The rows to explain, indexed, and their ``target`` column (or None)."""
     for option, column in (("--target", target), ("--index", index)):
         if column is not None and column not in data.columns:
             raise CommandError(
                 f"{option} column {column!r} is not in the data; its columns: "
                 f"{', '.join(map(str, data.columns))}."
             )
-    if target is not None:
-        data = data.drop(columns=[target])
     if index is not None:
         data = data.set_index(index)
+    y = None if target is None else data.pop(target)
     if data.shape[1] == 0:
         raise CommandError("the data has no feature columns.")
     if len(data) == 0:
         raise CommandError("the data has no rows.")
-    if rows is not None and rows < len(data):
-        chosen = np.random.default_rng(0).choice(len(data), size=rows, replace=False)
-        data = data.iloc[np.sort(chosen)]
-    return data
+    return data, y
 
 
 def demo():

@@ -4,13 +4,16 @@ import os
 import sys
 import traceback
 import warnings
+from dataclasses import dataclass
+
+import pandas as pd
 
 from .._entry import explainer_class
 from .._errors import UnsupportedModelError
 from .._naming import model_name
 from .._optional import MissingDependencyError, optional_import, require_matplotlib
 from .._progress import ProgressBar
-from ._background import background_of
+from ._background import Background, background_of
 from ._explaining import (
     attributions_table,
     interactions_table,
@@ -30,6 +33,7 @@ from ._inputs import (
     suffix,
 )
 from ._options import ISSUES, UsageError, build_parser
+from ._rows import row_labels, select_rows
 from ._writing import atomic_output, check_output, writing
 
 
@@ -158,26 +162,44 @@ def _check_arguments(args) -> None:
 
 
 def _inputs(args, say):
-    """The model, the rows to explain and a description of the data."""
+    """The model, the rows to explain, their targets (or None), the data's name."""
     if args.model is None:
         model, data = demo()
         say(
             f"no --model: fitted {model_name(model)} to scikit-learn's diabetes "
             f"data ({len(data)} rows, {data.shape[1]} features)"
         )
-        return model, prepare_data(data, rows=args.rows), "scikit-learn's diabetes data"
+        X, _ = select_rows(data, None, args.rows)
+        return model, X, None, "scikit-learn's diabetes data"
     model = load_model(args.model, trust_pickle=args.trust_pickle)
-    data = prepare_data(
+    X, y = prepare_data(
         read_data(args.data, max_bytes=args.max_data_bytes),
         target=args.target,
         index=args.index,
-        rows=args.rows,
     )
-    return model, data, args.data.name
+    X, y = select_rows(X, y, args.rows)
+    return model, X, y, args.data.name
 
 
-def _setup(args):
-    """The fitted explainer, the rows, the data's name, the output, the background."""
+@dataclass(frozen=True)
+class _Job:
+    """What a subcommand works on, its options checked and its inputs read.
+
+    ``y`` is the ``--target`` column of the rows ``X`` (or None);
+    ``shown`` the labels of ``--show-rows`` (or None).
+    """
+
+    explainer: object
+    X: pd.DataFrame
+    y: pd.Series | None
+    shown: list | None
+    data_name: str
+    output: object
+    background: Background | None
+
+
+def _setup(args) -> _Job:
+    """The fitted explainer, the rows and what the options chose."""
     quiet = args.quiet
 
     def say(message):
@@ -187,7 +209,9 @@ def _setup(args):
     groups = _groups(args)
     _check_arguments(args)
     told = []  # said once the options are checked: an error is one line
-    model, X, data_name = _inputs(args, told.append)
+    model, X, y, data_name = _inputs(args, told.append)
+    show_rows = getattr(args, "show_rows", None)  # report's option only
+    shown = None if show_rows is None else row_labels(show_rows, X.index, rows=args.rows)
     _check_choice(args, model, groups)
     for message in told:
         say(message)
@@ -214,7 +238,7 @@ def _setup(args):
         f"{type(explainer).__name__} ({model_name(model)}, "
         f"output: {explainer.raw_output_}{against})"
     )
-    return explainer, X, data_name, output, background
+    return _Job(explainer, X, y, shown, data_name, output, background)
 
 
 def _check_choice(args, model, groups) -> None:
@@ -279,14 +303,15 @@ def _report(args) -> int:
     require_matplotlib("the report")  # after MPLBACKEND: importing reads it
     from ..report._report import write_report
 
-    explainer, X, data_name, output, background = _setup(args)
-    title = args.title or f"{model_name(explainer.model)} on {data_name}"
-    notes = () if background is None else [background.note()]
+    job = _setup(args)
+    title = args.title or f"{model_name(job.explainer.model)} on {job.data_name}"
+    notes = () if job.background is None else [job.background.note()]
     with writing(args.out):  # write_report writes atomically itself
         try:
             write_report(
-                explainer, X, args.out, title=title, top_k=4, max_display=20,
-                output=output, progress=_progress(args),
+                job.explainer, job.X, args.out, y=job.y, title=title, top_k=4,
+                max_display=20, output=job.output, progress=_progress(args),
+                show_rows=job.shown, download=args.download,
                 interactions=args.interactions, option="--output NAME", notes=notes,
                 leave_one_out=args.leave_one_out,
             )  # fmt: skip
@@ -301,7 +326,8 @@ def _explain(args) -> int:
     parquet = suffix(args.out) in PARQUET_SUFFIXES
     if parquet:
         optional_import("pyarrow", "writing Parquet files")
-    explainer, X, _, output, _ = _setup(args)
+    job = _setup(args)
+    explainer, X, output = job.explainer, job.X, job.output
     try:
         if args.interactions:
             values = explainer.explain_interactions(

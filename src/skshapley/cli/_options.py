@@ -7,6 +7,7 @@ from pathlib import Path
 from .. import __version__
 from .._limits import DEFAULT_MAX_DATA_BYTES
 from ._inputs import CSV_SUFFIXES, PARQUET_SUFFIXES, suffix
+from ._rows import row_selection
 
 ISSUES = "https://github.com/skshapley/skshapley/issues"
 
@@ -56,12 +57,24 @@ scikit-learn's diabetes data (shipped with it: nothing is downloaded) and
 reports on all 442 rows, in a few seconds.
 
 The report is one HTML file (images embedded, no JavaScript, no network):
-summary, importance table, importance and beeswarm plots, dependence plots,
-waterfalls of the highest, lowest and median predictions; with
---interactions, the strongest pairs of interacting features and a heatmap;
-with --leave-one-out (model-agnostic explainers), each feature's
-leave-one-out value beside its Shapley value, and where they differ.
-The report needs matplotlib: pip install "skshapley[plot]".
+summary; with --target, the model's quality on the explained rows (R², MAE,
+RMSE; or accuracy, balanced accuracy, log-loss, ROC AUC); the data (types,
+missing values, ranges); importance table, importance and beeswarm plots,
+a heatmap of rows by features, dependence plots; waterfalls of the highest,
+median and lowest predictions (or of the --show-rows rows) and a decision
+plot; with --interactions, the strongest pairs of interacting features and
+a heatmap; with --leave-one-out (model-agnostic explainers), each feature's
+leave-one-out value beside its Shapley value, and where they differ; with
+--download, the attributions as a CSV file inside the report.
+For a PDF, open the report in a browser and print it (it has a print
+stylesheet). The report needs matplotlib: pip install "skshapley[plot]".
+
+Examples:
+  skshapley report --model model.json --data rows.csv --target label
+  skshapley report --model model.skops --data rows.csv --target label \
+      --index id --show-rows id17,id42 --download --out report.html
+  skshapley report --model model.txt --data rows.parquet --rows 0:1000 \
+      --output setosa
 """
 
 _EXPLAIN_EPILOG = """\
@@ -77,6 +90,11 @@ value (output first, for several outputs unless --output picks one), one
 line per row and pair of features: the Shapley interaction values in shap's
 convention (value at feature = other: the main effect; otherwise half the
 interaction index), which sum over "other" to the feature's Shapley value.
+
+Examples:
+  skshapley explain --model model.json --data rows.csv --target label
+  skshapley explain --model model.txt --data rows.parquet --rows 5000:6000 \
+      --index id --out phi.parquet
 """
 
 REPORT_SUFFIXES = (".html", ".htm")
@@ -131,6 +149,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="add a section comparing each feature's leave-one-out value with "
         "its Shapley value (needs a model-agnostic explainer: --background, "
         "and --method exact or permutation for trees and kernels)",
+    )
+    report.add_argument(
+        "--show-rows",
+        type=_labels,
+        action="extend",
+        metavar="LABEL[,LABEL...]",
+        help="the rows whose waterfalls are shown (at most 12), by their --index "
+        "labels, or their positions in the file (from 0) without --index "
+        "(default: the highest, median and lowest predictions)",
+    )
+    report.add_argument(
+        "--download",
+        action="store_true",
+        help="embed the attributions in the report as a CSV file to download "
+        "(the table 'skshapley explain' writes; up to 5 MB)",
     )
     _add_options(report)
     explain = _subcommand(
@@ -235,7 +268,10 @@ def _add_inputs(parser: argparse.ArgumentParser) -> None:
 
 def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--target", metavar="COL", help="a column of --data to leave out (the label)"
+        "--target",
+        metavar="COL",
+        help="the column of --data holding the true label, left out of the "
+        "features (report: the model's quality is measured against it)",
     )
     parser.add_argument(
         "--index",
@@ -244,10 +280,12 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--rows",
-        type=_positive_int,
-        metavar="N",
+        type=row_selection,
+        metavar="N|START:STOP",
         help="explain N rows drawn at random (seed 0, without replacement, "
-        "kept in file order) instead of all",
+        "kept in file order), or the rows at positions START to STOP-1 of the "
+        "file (from 0; either end may be left out, negative ones count from "
+        "the end), instead of all",
     )
     parser.add_argument(
         "--groups",
@@ -337,6 +375,17 @@ def _report_path(text: str) -> Path:
     path = Path(text)
     if suffix(path) not in REPORT_SUFFIXES:
         raise argparse.ArgumentTypeError(
-            f"expected an .html or .htm file, got {text!r}"
+            f"expected an .html or .htm file, got {text!r}; for a PDF, open the "
+            "HTML report in a browser and print it to PDF (the report has a "
+            "print stylesheet)"
         )
     return path
+
+
+def _labels(text: str) -> list[str]:
+    labels = [label for label in text.split(",") if label.strip()]
+    if not labels:
+        raise argparse.ArgumentTypeError(
+            f"expected row labels separated by commas, got {text!r}"
+        )
+    return labels
