@@ -214,7 +214,8 @@ def test_a_range_of_rows_explains_exactly_those_rows(
 def test_a_range_of_rows_in_the_report(files, capfd, tmp_path):
     page = report(files, capfd, tmp_path, "--rows", "100:110")
     shown = [int(label) for label in shown_rows(page)]
-    assert shown and all(100 <= label < 110 for label in shown)
+    assert shown
+    assert all(100 <= label < 110 for label in shown)
     predictions = files["model"].predict(files["X"].iloc[100:110])
     # The default waterfalls: the highest and lowest of those rows.
     assert 100 + int(np.argmax(predictions)) in shown

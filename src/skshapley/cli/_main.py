@@ -211,7 +211,9 @@ def _setup(args) -> _Job:
     told = []  # said once the options are checked: an error is one line
     model, X, y, data_name = _inputs(args, told.append)
     show_rows = getattr(args, "show_rows", None)  # report's option only
-    shown = None if show_rows is None else row_labels(show_rows, X.index, rows=args.rows)
+    shown = (
+        None if show_rows is None else row_labels(show_rows, X.index, rows=args.rows)
+    )
     _check_choice(args, model, groups)
     for message in told:
         say(message)
