@@ -28,12 +28,15 @@ def report(
     X,
     path: str | os.PathLike,
     *,
+    y=None,
     title: str | None = None,
     top_k: int = 4,
     max_display: int = 20,
     output=None,
+    show_rows=None,
     interactions: bool = False,
     leave_one_out: bool = False,
+    download: bool = False,
     progress=None,
 ) -> Path:
     """Explain ``X`` and write a self-contained HTML report of the attributions.
@@ -73,9 +76,15 @@ def report(
         The rows to explain (the report times ``explainer.explain(X)``).
         Never modified.
     path : str or os.PathLike
-        Where to write the HTML file (UTF-8). An existing file is replaced
-        only once the new one is complete: an error or an interruption
-        leaves it as it was.
+        Where to write the HTML file (UTF-8), a name ending in ``.html`` or
+        ``.htm``. An existing file is replaced only once the new one is
+        complete: an error or an interruption leaves it as it was. For a
+        PDF, print the page from a browser (the report has a print
+        stylesheet).
+    y : array-like of shape (n_samples,), default=None
+        The true targets of ``X``'s rows, by position (a Series must have
+        ``X``'s index). Given, the ``model`` section shows scikit-learn's
+        metrics of the model's own predictions on ``X``.
     title : str, default=None
         The page's title; ``None`` names the model.
     top_k : int, default=4
@@ -88,6 +97,11 @@ def report(
         For models with several outputs (classes, targets): the output the
         tables and figures are about, by name; ``None`` is the first. The
         efficiency residual covers every output.
+    show_rows : sequence or None, default=None
+        The rows that get a waterfall, in this order, by their labels in
+        ``explain``'s result (``X.index`` for a DataFrame, positions for an
+        array); at most 12, duplicates dropped. ``None`` shows the rows with
+        the highest, median and lowest prediction (distinct values).
     interactions : bool, default=False
         Add the ``interactions`` section, from the explainer's
         ``explain_interactions`` on the rows the plots draw (every row up to
@@ -100,6 +114,10 @@ def report(
         5,000, else a seeded sample of 5,000). Needs a model-agnostic
         explainer (:class:`~skshapley.ExactExplainer` or
         :class:`~skshapley.PermutationExplainer`).
+    download : bool, default=False
+        Embed the attributions as a CSV link (a data URL), as
+        ``skshapley explain`` writes them, if the CSV is at most
+        :data:`DOWNLOAD_LIMIT` bytes; otherwise a note says how to get them.
     progress : bool or callable, default=None
         Passed to ``explainer.explain(X, progress=progress)``: True shows a
         progress bar on stderr; a callable is called as
@@ -118,7 +136,9 @@ def report(
     NotImplementedError
         If ``interactions=True`` and the explainer has no interaction values.
     ValueError
-        If ``leave_one_out=True`` and the explainer has no ``leave_one_out``.
+        If ``path`` does not end in ``.html`` or ``.htm``; if ``y`` or
+        ``show_rows`` do not fit ``X``; if ``leave_one_out=True`` and the
+        explainer has no ``leave_one_out``.
 
     See Also
     --------
@@ -146,14 +166,16 @@ def report(
     for name, flag in (
         ("interactions", interactions),
         ("leave_one_out", leave_one_out),
+        ("download", download),
     ):
         if not isinstance(flag, bool):
             raise TypeError(f"{name} must be a bool, got {type(flag).__name__}.")
     check_is_fitted(explainer)
     require_matplotlib("skshapley.report")
     return write_report(
-        explainer, X, path, title=title, top_k=top_k, max_display=max_display,
-        output=output, interactions=interactions, progress=progress,
+        explainer, X, path, y=y, title=title, top_k=top_k,
+        max_display=max_display, output=output, progress=progress,
+        show_rows=show_rows, download=download, interactions=interactions,
         leave_one_out=leave_one_out,
     )  # fmt: skip
 
@@ -163,11 +185,14 @@ def write_report(
     X,
     path: str | os.PathLike,
     *,
+    y=None,
     title: str | None,
     top_k: int,
     max_display: int,
     output,
     progress,
+    show_rows=None,
+    download: bool = False,
     interactions: bool = False,
     option: str = "output=",
     notes=(),
@@ -179,6 +204,8 @@ def write_report(
     with ``option`` (the command passes its ``--output NAME``). ``notes``
     are more ``(term, text)`` items for the ``about`` section.
     """
+    path = Path(path)
+    check_suffix(path)
     if interactions and not getattr(explainer, "supports_interactions", False):
         raise NotImplementedError(
             f"{type(explainer).__name__} has no interaction values: a report "
@@ -238,7 +265,6 @@ def write_report(
     if len(ex.output_names) > 1:
         subtitle.insert(1, f"output {ex.output}")
     page = _page(title, subtitle, sections, versions["skshapley"])
-    path = Path(path)
     with atomic_write(path) as temporary:
         temporary.write_text(page, encoding="utf-8")
     return path
@@ -300,6 +326,20 @@ def _versions() -> dict[str, str]:
             versions[name] = "not installed"
     versions["Python"] = platform.python_version()
     return versions
+
+
+def check_suffix(path: Path) -> None:
+    """Refuse a ``path`` that does not end in ``.html`` or ``.htm``.
+
+    The report is HTML: written into a ``.pdf`` or ``.png`` name it would
+    open as a broken file.
+    """
+    if path.suffix.lower() not in (".html", ".htm"):
+        raise ValueError(
+            f"The report is an HTML page: its path must end in .html or .htm, "
+            f"got {path.name!r}. For a PDF, open the HTML report in a browser "
+            "and print it to PDF (the report has a print stylesheet)."
+        )
 
 
 def _check_count(name: str, value, *, minimum: int) -> None:
