@@ -7,14 +7,24 @@ import platform
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+import numpy as np
+from scipy.special import expit
 from sklearn.utils.validation import check_is_fitted
 
 from .._files import atomic_write
 from .._importance import importance
 from .._optional import require_matplotlib
-from . import _leave_one_out, _sections
-from ._data import explained, plotted_interactions, strongest_pairs
+from . import _download, _leave_one_out, _sections
+from ._data import (
+    chosen_rows,
+    explained,
+    plotted_interactions,
+    representative_rows,
+    strongest_pairs,
+)
+from ._dataset import data_frame, data_section
 from ._html import Markup, element, join, void
+from ._quality import checked_targets, model_quality, probabilities, quality_section
 from ._style import CSS
 
 # Rows of the table of strongest interaction pairs.
@@ -219,6 +229,12 @@ def write_report(
             "(fitted on background data)."
         )
     ex = explained(explainer, X, output, progress)
+    rows = (
+        representative_rows(ex.raw)
+        if show_rows is None
+        else chosen_rows(ex.phi.index, show_rows)
+    )
+    targets = None if y is None else checked_targets(y, X, ex.n_samples)
     table = importance(ex.phi_out)
     facts = explainer.describe()
     versions = _versions()
@@ -231,15 +247,32 @@ def write_report(
         for name in table.index
         if name in ex.known and ex.features[name].notna().any()
     ]
+    probability, base_probability = _probability_view(explainer, X, ex)
+    link = (
+        _download.download(_download.attributions_csv(explainer, ex.phi), path.stem)
+        if download
+        else None
+    )
     frame = plotted_interactions(explainer, X, ex) if interactions else None
     sections = {
         "summary": _sections.summary(
-            facts, ex, output_note=_sections.output_note(ex, output is not None, option)
-        ),
-        "importance": _sections.importance(table, ex, max_display),
-        "global": _sections.global_(ex, max_display),
-        "dependence": _sections.dependence(ex, plottable[:top_k], top_k, frame),
+            facts,
+            ex,
+            _sections.run_facts(explainer, ex, base_probability),
+            output_note=_sections.output_note(ex, output is not None, option),
+            download=link,
+        )
     }
+    if targets is not None:
+        sections["model"] = quality_section(
+            model_quality(explainer, X, targets), _sections.section
+        )
+    sections["data"] = data_section(
+        data_frame(explainer, X), table.index, max_display, _sections.section
+    )
+    sections["importance"] = _sections.importance(table, ex, max_display)
+    sections["global"] = _sections.global_(ex, max_display)
+    sections["dependence"] = _sections.dependence(ex, plottable[:top_k], top_k, frame)
     if frame is not None:
         sections["interactions"] = _sections.interactions(
             ex,
@@ -252,7 +285,7 @@ def write_report(
         sections["leave-one-out"] = _leave_one_out.leave_one_out(
             _leave_one_out.compared(explainer, X, ex), ex, max_display
         )
-    sections["waterfalls"] = _sections.waterfalls(ex)
+    sections["waterfalls"] = _sections.waterfalls(ex, rows, probability)
     sections["about"] = _sections.about(
         explainer, ex, versions, generated.strftime("%Y-%m-%d %H:%M %Z"), notes
     )
@@ -314,6 +347,28 @@ def _page(title: str, subtitle: list, sections: dict, skshapley_version: str) ->
     main = element("main", *sections.values(), class_="wrap")
     body = element("body", header, main, footer)
     return "<!doctype html>\n" + element("html", join([head, body]), lang="en") + "\n"
+
+
+def _probability_view(explainer, X, ex) -> tuple:
+    """The model's probability of the shown class per row, for scores.
+
+    For a classifier explained as a score (log-odds, margin, decision
+    function) whose model has ``predict_proba``: that probability per row
+    (None otherwise), and for one log-odds output the sigmoid of the base
+    value (None otherwise).
+    """
+    if ex.raw_output not in ("log-odds", "margin", "decision function"):
+        return None, None
+    binary = ex.raw_output == "log-odds" and len(ex.output_names) == 1
+    base_probability = float(expit(ex.base_value)) if binary else None
+    found = probabilities(explainer, X)
+    if found is None:
+        return None, base_probability
+    proba, classes = found
+    column = np.flatnonzero(classes == ex.output)
+    if len(column) != 1:
+        return None, base_probability
+    return proba[:, column[0]], base_probability
 
 
 def _versions() -> dict[str, str]:
