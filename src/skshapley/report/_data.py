@@ -175,17 +175,58 @@ def strongest_pairs(interactions: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values("mean_abs", ascending=False, kind="stable")
 
 
-def representative_rows(raw: np.ndarray) -> list[tuple[str, int]]:
-    """Positions of the rows with the highest, median and lowest prediction.
+# The most rows ``show_rows`` may ask for: each is a figure.
+MAX_SHOWN_ROWS = 12
 
-    The median is the lower middle for an even number of rows. With fewer
-    than three rows, each row is listed once (highest first).
+
+def representative_rows(raw: np.ndarray) -> list[tuple[str, int]]:
+    """Positions of rows with the highest, a median and the lowest prediction.
+
+    The three predictions differ: when the median row ties with the lowest
+    or highest (probabilities of 0, say), the row nearest to it in the sorted
+    order whose prediction lies strictly between is taken, and none if no
+    prediction does. The median is the lower middle for an even count.
     """
     order = np.argsort(raw, kind="stable")
-    highest, median, lowest = order[-1], order[(len(order) - 1) // 2], order[0]
-    rows = [("highest", int(highest))]
-    if median not in (highest, lowest):
-        rows.append(("median", int(median)))
-    if lowest != highest:
-        rows.append(("lowest", int(lowest)))
+    highest, lowest = int(order[-1]), int(order[0])
+    rows = [("highest", highest)]
+    between = np.flatnonzero((raw[order] > raw[lowest]) & (raw[order] < raw[highest]))
+    if between.size:
+        middle = (len(order) - 1) // 2
+        nearest = between[np.argmin(np.abs(between - middle))]
+        rows.append(("median", int(order[nearest])))
+    if raw[lowest] != raw[highest]:
+        rows.append(("lowest", lowest))
     return rows
+
+
+def chosen_rows(index: pd.Index, labels) -> list[tuple[str, int]]:
+    """The positions in ``index`` of the row ``labels``, in their order.
+
+    Duplicates are dropped; a label that is not in ``index`` is an error
+    naming it and a few valid labels.
+    """
+    if isinstance(labels, (str, bytes)) or not hasattr(labels, "__iter__"):
+        raise TypeError(
+            "show_rows must be a sequence of row labels (a list), got "
+            f"{type(labels).__name__}."
+        )
+    labels = list(dict.fromkeys(labels))
+    if not labels or len(labels) > MAX_SHOWN_ROWS:
+        raise ValueError(
+            f"show_rows must name 1 to {MAX_SHOWN_ROWS} rows, got {len(labels)}."
+        )
+    positions = []
+    for label in labels:
+        found = np.flatnonzero(index == label) if label in index else []
+        positions.append(int(found[0]) if len(found) else -1)
+    unknown = [
+        str(label) for label, at in zip(labels, positions, strict=True) if at < 0
+    ]
+    if unknown:
+        examples = ", ".join(str(label) for label in index[:5])
+        raise ValueError(
+            f"show_rows names rows that are not in X: {', '.join(unknown)}. "
+            f"Rows are named by X's index (positions for arrays), e.g. {examples}."
+        )
+    return [("chosen", position) for position in positions]

@@ -58,15 +58,22 @@ def _attributes(attributes: dict) -> str:
 
 # Numbers -------------------------------------------------------------------
 
+# Relative size of rounding noise: a few float64 roundings of a sum.
+_NOISE = 1e-12
 
-def format_number(value: float, digits: int = 4) -> str:
-    """A compact number: ``digits`` significant digits, exponent if extreme."""
+
+def format_number(value: float, digits: int = 4, *, scale: float = 0.0) -> str:
+    """A compact number: ``digits`` significant digits, exponent if extreme.
+
+    A value within ``1e-12 * scale`` of 0 is rounding noise of numbers of
+    size ``scale`` (a probability of 0 computed as 5.6e-17): it is "0".
+    """
     value = float(value)
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "∞" if value > 0 else "−∞"
-    if value == 0:
+    if abs(value) <= _NOISE * scale or value == 0:
         return "0"
     magnitude = abs(value)
     if magnitude >= 1e6 or magnitude < 1e-3:

@@ -7,14 +7,24 @@ import platform
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+import numpy as np
+from scipy.special import expit
 from sklearn.utils.validation import check_is_fitted
 
 from .._files import atomic_write
 from .._importance import importance
 from .._optional import require_matplotlib
-from . import _leave_one_out, _sections
-from ._data import explained, plotted_interactions, strongest_pairs
+from . import _download, _leave_one_out, _sections
+from ._data import (
+    chosen_rows,
+    explained,
+    plotted_interactions,
+    representative_rows,
+    strongest_pairs,
+)
+from ._dataset import data_frame, data_section
 from ._html import Markup, element, join, void
+from ._quality import checked_targets, model_quality, probabilities, quality_section
 from ._style import CSS
 
 # Rows of the table of strongest interaction pairs.
@@ -28,12 +38,15 @@ def report(
     X,
     path: str | os.PathLike,
     *,
+    y=None,
     title: str | None = None,
     top_k: int = 4,
     max_display: int = 20,
     output=None,
+    show_rows=None,
     interactions: bool = False,
     leave_one_out: bool = False,
+    download: bool = False,
     progress=None,
 ) -> Path:
     """Explain ``X`` and write a self-contained HTML report of the attributions.
@@ -73,9 +86,15 @@ def report(
         The rows to explain (the report times ``explainer.explain(X)``).
         Never modified.
     path : str or os.PathLike
-        Where to write the HTML file (UTF-8). An existing file is replaced
-        only once the new one is complete: an error or an interruption
-        leaves it as it was.
+        Where to write the HTML file (UTF-8), a name ending in ``.html`` or
+        ``.htm``. An existing file is replaced only once the new one is
+        complete: an error or an interruption leaves it as it was. For a
+        PDF, print the page from a browser (the report has a print
+        stylesheet).
+    y : array-like of shape (n_samples,), default=None
+        The true targets of ``X``'s rows, by position (a Series must have
+        ``X``'s index). Given, the ``model`` section shows scikit-learn's
+        metrics of the model's own predictions on ``X``.
     title : str, default=None
         The page's title; ``None`` names the model.
     top_k : int, default=4
@@ -88,6 +107,11 @@ def report(
         For models with several outputs (classes, targets): the output the
         tables and figures are about, by name; ``None`` is the first. The
         efficiency residual covers every output.
+    show_rows : sequence or None, default=None
+        The rows that get a waterfall, in this order, by their labels in
+        ``explain``'s result (``X.index`` for a DataFrame, positions for an
+        array); at most 12, duplicates dropped. ``None`` shows the rows with
+        the highest, median and lowest prediction (distinct values).
     interactions : bool, default=False
         Add the ``interactions`` section, from the explainer's
         ``explain_interactions`` on the rows the plots draw (every row up to
@@ -100,6 +124,10 @@ def report(
         5,000, else a seeded sample of 5,000). Needs a model-agnostic
         explainer (:class:`~skshapley.ExactExplainer` or
         :class:`~skshapley.PermutationExplainer`).
+    download : bool, default=False
+        Embed the attributions as a CSV link (a data URL), as
+        ``skshapley explain`` writes them, if the CSV is at most
+        :data:`DOWNLOAD_LIMIT` bytes; otherwise a note says how to get them.
     progress : bool or callable, default=None
         Passed to ``explainer.explain(X, progress=progress)``: True shows a
         progress bar on stderr; a callable is called as
@@ -118,7 +146,9 @@ def report(
     NotImplementedError
         If ``interactions=True`` and the explainer has no interaction values.
     ValueError
-        If ``leave_one_out=True`` and the explainer has no ``leave_one_out``.
+        If ``path`` does not end in ``.html`` or ``.htm``; if ``y`` or
+        ``show_rows`` do not fit ``X``; if ``leave_one_out=True`` and the
+        explainer has no ``leave_one_out``.
 
     See Also
     --------
@@ -146,14 +176,16 @@ def report(
     for name, flag in (
         ("interactions", interactions),
         ("leave_one_out", leave_one_out),
+        ("download", download),
     ):
         if not isinstance(flag, bool):
             raise TypeError(f"{name} must be a bool, got {type(flag).__name__}.")
     check_is_fitted(explainer)
     require_matplotlib("skshapley.report")
     return write_report(
-        explainer, X, path, title=title, top_k=top_k, max_display=max_display,
-        output=output, interactions=interactions, progress=progress,
+        explainer, X, path, y=y, title=title, top_k=top_k,
+        max_display=max_display, output=output, progress=progress,
+        show_rows=show_rows, download=download, interactions=interactions,
         leave_one_out=leave_one_out,
     )  # fmt: skip
 
@@ -163,11 +195,14 @@ def write_report(
     X,
     path: str | os.PathLike,
     *,
+    y=None,
     title: str | None,
     top_k: int,
     max_display: int,
     output,
     progress,
+    show_rows=None,
+    download: bool = False,
     interactions: bool = False,
     option: str = "output=",
     notes=(),
@@ -179,6 +214,8 @@ def write_report(
     with ``option`` (the command passes its ``--output NAME``). ``notes``
     are more ``(term, text)`` items for the ``about`` section.
     """
+    path = Path(path)
+    check_suffix(path)
     if interactions and not getattr(explainer, "supports_interactions", False):
         raise NotImplementedError(
             f"{type(explainer).__name__} has no interaction values: a report "
@@ -192,6 +229,12 @@ def write_report(
             "(fitted on background data)."
         )
     ex = explained(explainer, X, output, progress)
+    rows = (
+        representative_rows(ex.raw)
+        if show_rows is None
+        else chosen_rows(ex.phi.index, show_rows)
+    )
+    targets = None if y is None else checked_targets(y, X, ex.n_samples)
     table = importance(ex.phi_out)
     facts = explainer.describe()
     versions = _versions()
@@ -204,15 +247,32 @@ def write_report(
         for name in table.index
         if name in ex.known and ex.features[name].notna().any()
     ]
+    probability, base_probability = _probability_view(explainer, X, ex)
+    link = (
+        _download.download(_download.attributions_csv(explainer, ex.phi), path.stem)
+        if download
+        else None
+    )
     frame = plotted_interactions(explainer, X, ex) if interactions else None
     sections = {
         "summary": _sections.summary(
-            facts, ex, output_note=_sections.output_note(ex, output is not None, option)
-        ),
-        "importance": _sections.importance(table, ex, max_display),
-        "global": _sections.global_(ex, max_display),
-        "dependence": _sections.dependence(ex, plottable[:top_k], top_k, frame),
+            facts,
+            ex,
+            _sections.run_facts(explainer, ex, base_probability),
+            output_note=_sections.output_note(ex, output is not None, option),
+            download=link,
+        )
     }
+    if targets is not None:
+        sections["model"] = quality_section(
+            model_quality(explainer, X, targets), _sections.section
+        )
+    sections["data"] = data_section(
+        data_frame(explainer, X), table.index, max_display, _sections.section
+    )
+    sections["importance"] = _sections.importance(table, ex, max_display)
+    sections["global"] = _sections.global_(ex, max_display)
+    sections["dependence"] = _sections.dependence(ex, plottable[:top_k], top_k, frame)
     if frame is not None:
         sections["interactions"] = _sections.interactions(
             ex,
@@ -225,7 +285,7 @@ def write_report(
         sections["leave-one-out"] = _leave_one_out.leave_one_out(
             _leave_one_out.compared(explainer, X, ex), ex, max_display
         )
-    sections["waterfalls"] = _sections.waterfalls(ex)
+    sections["waterfalls"] = _sections.waterfalls(ex, rows, probability)
     sections["about"] = _sections.about(
         explainer, ex, versions, generated.strftime("%Y-%m-%d %H:%M %Z"), notes
     )
@@ -238,7 +298,6 @@ def write_report(
     if len(ex.output_names) > 1:
         subtitle.insert(1, f"output {ex.output}")
     page = _page(title, subtitle, sections, versions["skshapley"])
-    path = Path(path)
     with atomic_write(path) as temporary:
         temporary.write_text(page, encoding="utf-8")
     return path
@@ -290,6 +349,28 @@ def _page(title: str, subtitle: list, sections: dict, skshapley_version: str) ->
     return "<!doctype html>\n" + element("html", join([head, body]), lang="en") + "\n"
 
 
+def _probability_view(explainer, X, ex) -> tuple:
+    """The model's probability of the shown class per row, for scores.
+
+    For a classifier explained as a score (log-odds, margin, decision
+    function) whose model has ``predict_proba``: that probability per row
+    (None otherwise), and for one log-odds output the sigmoid of the base
+    value (None otherwise).
+    """
+    if ex.raw_output not in ("log-odds", "margin", "decision function"):
+        return None, None
+    binary = ex.raw_output == "log-odds" and len(ex.output_names) == 1
+    base_probability = float(expit(ex.base_value)) if binary else None
+    found = probabilities(explainer, X)
+    if found is None:
+        return None, base_probability
+    proba, classes = found
+    column = np.flatnonzero(classes == ex.output)
+    if len(column) != 1:
+        return None, base_probability
+    return proba[:, column[0]], base_probability
+
+
 def _versions() -> dict[str, str]:
     """The versions of skshapley, its dependencies and Python."""
     versions = {}
@@ -300,6 +381,20 @@ def _versions() -> dict[str, str]:
             versions[name] = "not installed"
     versions["Python"] = platform.python_version()
     return versions
+
+
+def check_suffix(path: Path) -> None:
+    """Refuse a ``path`` that does not end in ``.html`` or ``.htm``.
+
+    The report is HTML: written into a ``.pdf`` or ``.png`` name it would
+    open as a broken file.
+    """
+    if path.suffix.lower() not in (".html", ".htm"):
+        raise ValueError(
+            f"The report is an HTML page: its path must end in .html or .htm, "
+            f"got {path.name!r}. For a PDF, open the HTML report in a browser "
+            "and print it to PDF (the report has a print stylesheet)."
+        )
 
 
 def _check_count(name: str, value, *, minimum: int) -> None:

@@ -1,9 +1,10 @@
 """The report's sections, each an ``<h2>`` with a stable id, as markup."""
 
 import numpy as np
+import pandas as pd
 
+from .._importance import importance as importance_table
 from . import _figures
-from ._data import representative_rows
 from ._html import (
     Markup,
     bar,
@@ -18,9 +19,12 @@ from ._html import (
 )
 
 # (id, title) of every section, in order; the ids are the report's API.
-# "interactions" and "leave-one-out" are there only when asked for.
+# "model" is there only with y; "interactions" and "leave-one-out" only
+# when asked for.
 SECTIONS = (
     ("summary", "Summary"),
+    ("model", "Model quality"),
+    ("data", "The data"),
     ("importance", "Feature importance"),
     ("global", "Global picture"),
     ("dependence", "Dependence"),
@@ -30,6 +34,8 @@ SECTIONS = (
     ("about", "About these numbers"),
 )
 _TITLES = dict(SECTIONS)
+# Raw outputs of classifiers that are scores, not probabilities.
+_SCORES = ("log-odds", "margin", "decision function")
 
 
 def section(key: str, *content) -> Markup:
@@ -37,8 +43,15 @@ def section(key: str, *content) -> Markup:
     return element("section", element("h2", _TITLES[key], id=key), *content)
 
 
-def summary(explainer_facts: dict, ex, *, output_note: Markup | None) -> Markup:
-    """Headline numbers; the explainer's facts and this run's, side by side."""
+def summary(
+    explainer_facts: dict, ex, run: list, *, output_note: Markup | None, download=None
+) -> Markup:
+    """Headline numbers as cards; the explainer's facts and this run's.
+
+    ``run`` are the ``(name, text)`` facts of this explanation that the
+    cards do not show (see :func:`run_facts`); ``download`` the link to the
+    attributions, if asked for.
+    """
     n, d = ex.phi_out.shape
     relative = ex.relative_residual
     residual = element(
@@ -55,37 +68,17 @@ def summary(explainer_facts: dict, ex, *, output_note: Markup | None) -> Markup:
     cards = element(
         "div",
         _card("Rows explained", f"{n:,}", f"{d} features"),
-        _card("Base value", format_number(ex.base_value), "f(x) with no feature known"),
+        _card(
+            "Base value",
+            format_number(ex.base_value, scale=ex.max_abs_raw),
+            "f(x) with no feature known",
+        ),
         _card("Efficiency residual", residual, relative_text),
         _card("Explain time", format_duration(ex.seconds), speed),
         class_="cards",
     )
     model = [
         (name[:1].upper() + name[1:], value) for name, value in explainer_facts.items()
-    ]
-    run = [("Rows explained", f"{n:,}"), ("Features", str(d))]
-    if len(ex.output_names) > 1:
-        names = ", ".join(str(name) for name in ex.output_names)
-        run.append(("Outputs", f"{len(ex.output_names)}: {names}"))
-        run.append(("Output shown", str(ex.output)))
-    run += [
-        ("Base value", format_number(ex.base_value, 6)),
-        (
-            "Efficiency residual",
-            "max |Σφ + base value − f(x)| = "
-            f"{format_number(ex.residual, 3)} over every row"
-            + (" and output" if len(ex.output_names) > 1 else "")
-            + (
-                f"; {format_number(relative, 3)} relative to "
-                f"max |f(x)| = {format_number(ex.max_abs_raw)}"
-                if np.isfinite(relative)
-                else ""
-            ),
-        ),
-        (
-            "Explain time",
-            format_duration(ex.seconds) + (f" ({speed})" if speed else ""),
-        ),
     ]
     lead = element(
         "p",
@@ -95,13 +88,57 @@ def summary(explainer_facts: dict, ex, *, output_note: Markup | None) -> Markup:
         "and the Shapley values of a row add up to f(x) minus the base value.",
         class_="lead",
     )
-    columns = element(
-        "div",
-        element("div", element("h3", "Model and explainer"), facts(model)),
-        element("div", element("h3", "This explanation"), facts(run)),
-        class_="columns",
-    )
-    return section("summary", lead, output_note or "", cards, columns)
+    blocks = [element("div", element("h3", "Model and explainer"), facts(model))]
+    if run:
+        blocks.append(element("div", element("h3", "This explanation"), facts(run)))
+    columns = element("div", *blocks, class_="columns")
+    return section("summary", lead, output_note or "", cards, columns, download or "")
+
+
+def run_facts(explainer, ex, base_probability: float | None) -> list:
+    """This explanation's facts that the cards do not show.
+
+    The outputs, the quadrature the product-game explainers actually used
+    (read after ``explain``) and, for a binary model explained in log-odds,
+    the probability at the base value (``base_probability``).
+    """
+    run = []
+    if len(ex.output_names) > 1:
+        names = ", ".join(str(name) for name in ex.output_names)
+        run.append(("Outputs", f"{len(ex.output_names)}: {names}"))
+        run.append(("Output shown", str(ex.output)))
+    points = getattr(explainer, "n_quadrature_points_", None)
+    if points is not None:
+        run.append(("Quadrature used", _quadrature(explainer, points)))
+    if ex.raw_output in _SCORES:
+        text = (
+            f"The values add up on the {ex.raw_output} scale, not in "
+            "probabilities (a non-linear function of it)"
+        )
+        if base_probability is not None:
+            text += (
+                "; the probability at the base value, sigmoid(base value), is "
+                + format_number(base_probability)
+            )
+        run.append(("Scale", text + "."))
+    return run
+
+
+def _quadrature(explainer, points) -> str:
+    """``N points per game`` (kernels) or ``N–M points per tree`` (trees)."""
+    unit = "game" if np.ndim(points) == 0 else "tree"  # kernels: one int
+    points = np.atleast_1d(points)
+    low, high = int(points.min()), int(points.max())
+    counted = f"{low}–{high}" if low != high else f"{high}"
+    bound = explainer.quadrature_error_bound_
+    if bound == 0:
+        return f"{counted} points per {unit}, exact"
+    if bound is None:
+        return (
+            f"{counted} points per {unit} (fixed), fewer than the exact rule "
+            "of some: approximate, no error bound computed"
+        )
+    return f"{counted} points per {unit}, error ≤ {format_number(bound, 2)}"
 
 
 def _card(label, value, detail) -> Markup:
@@ -211,6 +248,44 @@ def importance(table_, ex, max_display: int) -> Markup:
         body,
         overview,
         element("div", figure, class_="figures one"),
+        _by_output(ex, max_display),
+    )
+
+
+def _by_output(ex, max_display: int) -> Markup:
+    """Mean |φ| per feature (rows) and output (columns), largest total first.
+
+    At most ``max_display`` rows: the last one sums the other features.
+    """
+    by_output = importance_table(ex.phi)["mean_abs"].unstack(level=0)
+    by_output = by_output.reindex(index=ex.phi_out.columns, columns=ex.output_names)
+    total = by_output.sum(axis=1)
+    order = np.argsort(-total.to_numpy(), kind="stable")
+    by_output["Total"] = total
+    by_output = by_output.iloc[order]
+    n_shown = len(by_output) if len(by_output) <= max_display else max_display - 1
+    shown = by_output.iloc[:n_shown]
+    labels = [str(name) for name in shown.index]
+    if n_shown < len(by_output):
+        rest = len(by_output) - n_shown
+        shown = pd.concat([shown, by_output.iloc[n_shown:].sum().to_frame().T])
+        labels.append(f"{rest} other feature{'s' if rest > 1 else ''} (sum)")
+    texts = format_column(shown.to_numpy().ravel())
+    width = shown.shape[1]
+    rows = [
+        [label, *texts[j * width : (j + 1) * width]] for j, label in enumerate(labels)
+    ]
+    header = ["Feature", *(str(name) for name in shown.columns)]
+    columns = {0: "feature", **dict.fromkeys(range(1, width + 1), "num")}
+    lead = element(
+        "p",
+        "The same numbers as a table: mean |φ| of each feature for each output, "
+        "and their total.",
+        class_="lead",
+    )
+    body = table(header, rows, columns=columns, class_="importance")
+    return join(
+        [lead, element("div", body, class_="scroll", id="importance-by-output")]
     )
 
 
@@ -331,29 +406,50 @@ def interactions(ex, pairs, frame, heatmap_features: list, n_pairs: int) -> Mark
     )
 
 
-def waterfalls(ex) -> Markup:
-    """Waterfalls for the highest, median and lowest prediction."""
+def waterfalls(ex, rows: list, probability=None) -> Markup:
+    """A waterfall for each of ``rows``: ``(how chosen, position)`` pairs.
+
+    ``probability`` is, for a classifier whose explained output is a score,
+    the model's own probability of the shown class per row (or None).
+    """
+    how = {
+        "chosen": "the rows asked for (show_rows)",
+        "highest": "the rows with the highest, median and lowest prediction",
+    }
     lead = element(
         "p",
         "How single predictions are built: from the base value, each feature's "
         "Shapley value moves the output up or down until it reaches the model's "
-        "prediction f(x). Shown for the rows with the highest, median and lowest "
-        "prediction.",
+        f"prediction f(x). Shown for {how[rows[0][0]]}.",
         class_="lead",
     )
     columns, width = _figures.waterfall_layout(ex)
     figures = []
-    for name, position in representative_rows(ex.raw):
+    for name, position in rows:
         label = ex.phi.index[position]
-        caption = join(
-            [
-                element("strong", f"{name.capitalize()} prediction"),
-                " — row ",
-                element("code", str(label)),
-                f": f(x) = {format_number(ex.raw[position])}",
-            ]
+        parts = [
+            element(
+                "strong",
+                "Chosen row" if name == "chosen" else f"{name.capitalize()} prediction",
+            ),
+            " — row ",
+            element("code", str(label)),
+            f": f(x) = {format_number(ex.raw[position], scale=ex.max_abs_raw)}",
+        ]
+        if probability is not None:
+            parts.append(
+                f"; the model's probability of {ex.output}: "
+                f"{format_number(probability[position], scale=1.0)} (predict_proba)"
+            )
+        figure = _figures.waterfall(ex, position, width)
+        figures.append(
+            element(
+                "figure",
+                figure,
+                element("figcaption", join(parts)),
+                data_row=str(label),
+            )
         )
-        figures.append(_figure(_figures.waterfall(ex, position, width), caption))
     grid = element("div", *figures, class_=f"figures {columns}")
     return section("waterfalls", lead, grid)
 
@@ -446,7 +542,7 @@ def _units(raw_output) -> str:
         f"Everything is in the units of what is explained: the model's raw "
         f"output, here its {raw_output}."
     )
-    if raw_output in ("log-odds", "margin", "decision function", "latent mean"):
+    if raw_output in (*_SCORES, "latent mean"):
         text += (
             " The values add up to that score, not to a probability: a "
             "probability is a non-linear function of it."

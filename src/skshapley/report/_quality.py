@@ -1,0 +1,232 @@
+"""The report's ``model`` section: scikit-learn's metrics of the model on ``X``.
+
+The metrics are computed on the model's own predictions (``predict``,
+``predict_proba``, ``decision_function``), never on the explained raw
+output unless the model has no such method (a raw booster): then only
+what that output allows, and the section says what is missing and why.
+"""
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+from sklearn import metrics
+from sklearn.base import is_classifier, is_regressor
+
+from .._input import as_pandas
+from ._html import Markup, element, format_number
+
+# Display names of the metric keys, in the order they are shown.
+METRICS = {
+    "r2": "R²",
+    "mae": "Mean absolute error",
+    "rmse": "Root mean squared error",
+    "accuracy": "Accuracy",
+    "balanced_accuracy": "Balanced accuracy",
+    "log_loss": "Log-loss",
+    "roc_auc": "ROC AUC",
+}
+
+
+@dataclass(frozen=True)
+class Quality:
+    """The metrics of the model on the explained rows, and what they compare."""
+
+    metrics: dict  # metric key -> float, in METRICS' order
+    compared: str  # what was compared with y, in words
+    n_rows: int
+    missing: str | None = None  # why metrics one would expect are absent
+
+
+def checked_targets(y, X, n_samples: int) -> np.ndarray:
+    """``y`` as an array of ``n_samples`` targets, aligned with ``X``'s rows.
+
+    A Series is aligned by position, so its index must be ``X``'s (for a
+    DataFrame) to be sure that each target belongs to its row.
+    """
+    if isinstance(y, pd.DataFrame):
+        if y.shape[1] != 1:
+            raise ValueError(
+                f"y must have one column (one target per row), got {y.shape[1]}."
+            )
+        y = y.iloc[:, 0]
+    X = as_pandas(X)
+    aligned = isinstance(y, pd.Series) and isinstance(X, pd.DataFrame)
+    if aligned and not y.index.equals(X.index):
+        raise ValueError(
+            "y's index differs from X's: the targets are matched to the rows "
+            "by position, so give them in X's order, e.g. "
+            "y.reindex(X.index) or y.to_numpy()."
+        )
+    values = np.asarray(y)
+    if values.ndim != 1 or len(values) != n_samples:
+        raise ValueError(
+            f"y must have shape ({n_samples},), one target per row of X, got "
+            f"shape {values.shape}."
+        )
+    return values
+
+
+def model_quality(explainer, X, y: np.ndarray) -> Quality:
+    """The metrics of ``explainer.model``'s predictions on ``X`` against ``y``."""
+    model = explainer.model
+    X = model_input(explainer, X)
+    with warnings.catch_warnings():
+        # e.g. balanced accuracy when a class of y is never predicted: the
+        # number is still right, and a report is no place for a warning.
+        warnings.simplefilter("ignore", UserWarning)
+        if is_classifier(model):
+            return _classifier(model, X, y)
+        if is_regressor(model):
+            prediction = np.asarray(model.predict(X), dtype=np.float64)
+            return Quality(_regression(y, prediction), "predict of the model", len(y))
+        return _raw(explainer, X, y)
+
+
+def model_input(explainer, X):
+    """``X`` as the model takes it: a DataFrame's columns in the model's order.
+
+    The explainers match columns by name; the model's own methods want
+    them in the order of fit. ``X`` itself is never modified.
+    """
+    X = as_pandas(X)
+    if isinstance(X, pd.DataFrame) and explainer.columns_by_name_:
+        names = list(explainer.feature_names_in_)
+        if set(names) <= set(X.columns):
+            return X[names]
+    return X
+
+
+def probabilities(explainer, X) -> tuple[np.ndarray, np.ndarray] | None:
+    """``predict_proba`` of the model on ``X`` and its classes, or None."""
+    model = explainer.model
+    if not (is_classifier(model) and hasattr(model, "predict_proba")):
+        return None
+    proba = np.asarray(model.predict_proba(model_input(explainer, X)))
+    return proba, np.asarray(model.classes_)
+
+
+def _classifier(model, X, y: np.ndarray) -> Quality:
+    classes = np.asarray(model.classes_)
+    unknown = sorted({str(label) for label in np.unique(y) if label not in classes})
+    if unknown:
+        raise ValueError(
+            f"y has labels that the model does not know: {', '.join(unknown)}; "
+            f"its classes are {', '.join(str(c) for c in classes)}."
+        )
+    found = {
+        "accuracy": metrics.accuracy_score(y, model.predict(X)),
+        "balanced_accuracy": metrics.balanced_accuracy_score(y, model.predict(X)),
+    }
+    if hasattr(model, "predict_proba"):
+        proba = np.asarray(model.predict_proba(X))
+        found["log_loss"] = metrics.log_loss(y, proba, labels=classes)
+        scores, method = proba, "predict_proba"
+    elif hasattr(model, "decision_function"):
+        scores, method = np.asarray(model.decision_function(X)), "decision_function"
+    else:
+        return Quality(found, "predict of the model", len(y), "the model has no scores")
+    auc, missing = _roc_auc(y, scores, classes)
+    if auc is not None:
+        found["roc_auc"] = auc
+    return Quality(found, f"predict and {method} of the model", len(y), missing)
+
+
+def _roc_auc(y, scores: np.ndarray, classes) -> tuple[float | None, str | None]:
+    """ROC AUC: binary of the positive class, else one-vs-rest macro."""
+    present = np.isin(classes, y)
+    if present.sum() < 2:
+        return None, "ROC AUC needs rows of at least two classes in y"
+    if len(classes) == 2:
+        positive = scores[:, 1] if scores.ndim == 2 else scores
+        return metrics.roc_auc_score(y == classes[1], positive), None
+    if not present.all():
+        return None, "ROC AUC (one-vs-rest) needs rows of every class in y"
+    # One-vs-rest macro, as roc_auc_score(multi_class="ovr") computes it for
+    # probabilities; decision scores do not sum to 1, which it refuses.
+    aucs = [
+        metrics.roc_auc_score(y == label, scores[:, j])
+        for j, label in enumerate(classes)
+    ]
+    return float(np.mean(aucs)), None
+
+
+def _regression(y, prediction: np.ndarray) -> dict:
+    return {
+        "r2": metrics.r2_score(y, prediction),
+        "mae": metrics.mean_absolute_error(y, prediction),
+        "rmse": metrics.root_mean_squared_error(y, prediction),
+    }
+
+
+def _raw(explainer, X, y: np.ndarray) -> Quality:
+    """Metrics from ``raw_predict``, for models without scikit-learn's methods."""
+    raw = np.asarray(explainer.raw_predict(X), dtype=np.float64)
+    kind = explainer.raw_output_
+    source = f"the explainer's raw_predict ({kind}): the model has no predict"
+    if kind == "value":
+        return Quality(_regression(y, raw), source, len(y))
+    if kind == "log-odds" and raw.ndim == 1:
+        labels = set(np.unique(y).tolist())
+        if not labels <= {0, 1}:
+            raise ValueError(
+                "y must hold the labels 0 and 1 for a binary model explained "
+                f"in log-odds, got {', '.join(str(v) for v in sorted(labels))}."
+            )
+        proba = expit(raw)
+        found = {
+            "accuracy": metrics.accuracy_score(y, raw > 0),
+            "balanced_accuracy": metrics.balanced_accuracy_score(y, raw > 0),
+            "log_loss": metrics.log_loss(y, proba, labels=[0, 1]),
+        }
+        auc, missing = _roc_auc(y, proba, np.array([0, 1]))
+        if auc is not None:
+            found["roc_auc"] = auc
+        return Quality(found, source + "; probability = sigmoid", len(y), missing)
+    return Quality(
+        {},
+        source,
+        len(y),
+        f"no metric: its raw output ({kind}) cannot be turned into predictions "
+        "without knowing the model's objective",
+    )
+
+
+def quality_section(quality: Quality, section) -> Markup:
+    """The ``model`` section; ``section`` wraps content in its heading."""
+    rows = [
+        element(
+            "tr",
+            element("th", METRICS[key]),
+            element(
+                "td",
+                format_number(value),
+                class_="num",
+                data_metric=key,
+                data_value=repr(float(value)),
+            ),
+        )
+        for key, value in quality.metrics.items()
+    ]
+    rows.append(
+        element(
+            "tr",
+            element("th", "Rows"),
+            element("td", f"{quality.n_rows:,}", class_="num"),
+        )
+    )
+    lead = element(
+        "p",
+        f"How well the model predicts the {quality.n_rows:,} explained rows: "
+        f"scikit-learn's metrics of {quality.compared}, against the y given. "
+        "On the rows the model was trained on, these numbers overstate how "
+        "well it predicts new data.",
+        class_="lead",
+    )
+    body = element("table", element("tbody", *rows), class_="facts quality")
+    parts = [lead, body]
+    if quality.missing:
+        parts.append(element("p", f"Not shown: {quality.missing}.", class_="note"))
+    return section("model", *parts)
