@@ -34,7 +34,7 @@ class _Sections(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
-        if tag == "section":
+        if tag == "h2":  # each section's heading carries its id
             self.ids.append(attrs.get("id"))
         if "data-row" in attrs:
             self.rows.append(attrs["data-row"])

@@ -35,11 +35,16 @@ def files(tmp_path_factory):
     paths["tree"] = folder / "tree.pkl"
     paths["tree"].write_bytes(pickle.dumps(model))
     paths["data"] = folder / "diabetes.csv"
-    X.assign(
-        target=y,
-        patient=[f"p{i}" for i in range(N_ROWS)],
-        number=1000 + 7 * np.arange(N_ROWS),
-    ).to_csv(paths["data"], index=False)
+    X.assign(target=y).to_csv(paths["data"], index=False)
+    paths["features"] = folder / "features.csv"
+    X.to_csv(paths["features"], index=False)
+    # Rows named by strings, and by numbers that are not their positions.
+    paths["patients"] = folder / "patients.csv"
+    patients = [f"p{i}" for i in range(N_ROWS)]
+    X.assign(target=y, patient=patients).to_csv(paths["patients"], index=False)
+    paths["numbered"] = folder / "numbered.csv"
+    numbers = 1000 + 7 * np.arange(N_ROWS)
+    X.assign(target=y, number=numbers).to_csv(paths["numbered"], index=False)
 
     iris = load_iris(as_frame=True)
     species = iris.target_names[iris.target]
@@ -62,8 +67,13 @@ def call(capfd, *args):
 
 
 def report(files, capfd, tmp_path, *options, model="tree", data="data"):
-    """The report's HTML text, written by the command with ``options``."""
+    """The report's HTML text, written by the command with ``options``.
+
+    The data's ``target`` column, if it has one, is ``--target``.
+    """
     out = tmp_path / "report.html"
+    if data in ("data", "patients", "numbered") and "--target" not in options:
+        options = ("--target", "target", *options)
     status, _, err = call(
         capfd, "report", "--model", files[model], "--data", files[data],
         "--trust-pickle", "--out", out, "-q", *options,
@@ -72,16 +82,17 @@ def report(files, capfd, tmp_path, *options, model="tree", data="data"):
     return out.read_text(encoding="utf-8")
 
 
-def explain(files, capfd, tmp_path, *options):
+def explain(files, capfd, tmp_path, *options, data="data"):
     """The attributions table ``skshapley explain`` writes, and its text."""
     out = tmp_path / "phi.csv"
     status, _, err = call(
-        capfd, "explain", "--model", files["tree"], "--data", files["data"],
-        "--trust-pickle", "--target", "target", "--out", out, "-q", *options,
+        capfd, "explain", "--model", files["tree"], "--data", files[data],
+        "--trust-pickle", "--target", "target", "--out", out, "--force", "-q",
+        *options,
     )  # fmt: skip
     assert status == 0, err
     text = out.read_text(encoding="utf-8")
-    return pd.read_csv(out, index_col=0, float_precision="round_trip"), text
+    return pd.read_csv(out, index_col=0), text
 
 
 def error_line(status, err, expected_status):
@@ -125,7 +136,8 @@ def shown_rows(page: str) -> list[str]:
 
 
 def section_ids(page: str) -> list[str]:
-    return [attrs["id"] for tag, attrs in tags(page) if tag == "section"]
+    """The sections' ids, in order (each section's heading carries it)."""
+    return [attrs["id"] for tag, attrs in tags(page) if tag == "h2"]
 
 
 # --- --target: the model's quality ---------------------------------------------
@@ -176,7 +188,7 @@ def test_target_gives_the_quality_of_a_classifier_with_string_labels(
 
 
 def test_without_target_there_is_no_quality_section(files, capfd, tmp_path):
-    page = report(files, capfd, tmp_path, "--rows", 30)
+    page = report(files, capfd, tmp_path, "--rows", 30, data="features")
     ids = section_ids(page)
     assert "model" not in ids
     assert {"summary", "data", "waterfalls"} <= set(ids)
@@ -204,7 +216,8 @@ def test_a_range_of_rows_explains_exactly_those_rows(
     explainer = TreeExplainer(files["model"]).fit()
     phi = explainer.explain(files["X"].iloc[list(expected)])
     # The same explainer on the same rows: only the CSV's decimal round trip
-    # could differ, and pandas writes and reads float64 exactly.
+    # could differ, and pandas writes the shortest repr and reads it back
+    # exactly.
     pd.testing.assert_frame_equal(
         table.drop(columns="base_value"), phi, check_names=False, check_exact=True
     )
@@ -265,7 +278,7 @@ def test_show_rows_by_file_position(files, capfd, tmp_path):
 def test_show_rows_by_index_label(files, capfd, tmp_path):
     page = report(
         files, capfd, tmp_path, "--index", "patient", "--target", "target",
-        "--show-rows", "p17,p5",
+        "--show-rows", "p17,p5", data="patients",
     )  # fmt: skip
     assert shown_rows(page) == ["p17", "p5"]
 
@@ -273,32 +286,33 @@ def test_show_rows_by_index_label(files, capfd, tmp_path):
 def test_show_rows_by_a_numeric_index_label(files, capfd, tmp_path):
     page = report(
         files, capfd, tmp_path, "--index", "number", "--target", "target",
-        "--rows", "10:20", "--show-rows", "1077",
+        "--rows", "10:20", "--show-rows", "1077", data="numbered",
     )  # fmt: skip
     assert shown_rows(page) == ["1077"]  # 1000 + 7 * 11, read as a number
 
 
 @pytest.mark.parametrize(
-    ("options", "fragments"),
+    ("data", "options", "fragments"),
     [
-        (["--show-rows", "3,500"], ["labelled 500", "file positions", "0, 1, 2"]),
-        (["--index", "patient", "--show-rows", "p1,x9"],
+        ("data", ["--show-rows", "3,500"],
+         ["labelled 500", "file positions", "0, 1, 2"]),
+        ("patients", ["--index", "patient", "--show-rows", "p1,x9"],
          ["labelled x9", "--index labels", "p0, p1, p2"]),
-        (["--index", "number", "--show-rows", "p1"],
+        ("numbered", ["--index", "number", "--show-rows", "p1"],
          ["'p1' is not a label", "int64"]),
-        (["--rows", "10", "--show-rows", "0"],
+        ("data", ["--rows", "10", "--show-rows", "0"],
          ["labelled 0", "--rows 10 explains a random sample"]),
-        (["--rows", "10:20", "--show-rows", "9"],
+        ("data", ["--rows", "10:20", "--show-rows", "9"],
          ["labelled 9", "such as 10, 11", "--rows 10:20 explains only those rows"]),
     ],
     ids=["position", "label", "type", "sampled", "range"],
 )  # fmt: skip
 def test_unknown_rows_to_show_are_one_line_errors(
-    files, capfd, tmp_path, options, fragments
+    files, capfd, tmp_path, data, options, fragments
 ):
     out = tmp_path / "r.html"
     status, _, err = call(
-        capfd, "report", "--model", files["tree"], "--data", files["data"],
+        capfd, "report", "--model", files["tree"], "--data", files[data],
         "--trust-pickle", "--target", "target", "--out", out, *options,
     )  # fmt: skip
     line = error_line(status, err, 1)
@@ -312,13 +326,13 @@ def test_unknown_rows_to_show_are_one_line_errors(
 
 def test_download_holds_the_table_that_explain_writes(files, capfd, tmp_path):
     options = ("--index", "patient", "--target", "target", "--rows", "20:45")
-    page = report(files, capfd, tmp_path, *options, "--download")
+    page = report(files, capfd, tmp_path, *options, "--download", data="patients")
     links = [attrs for tag, attrs in tags(page) if attrs.get("id") == "download"]
     assert len(links) == 1
     header, _, payload = links[0]["href"].partition(",")
     assert header == "data:text/csv;base64"
     assert links[0]["download"].endswith("-attributions.csv")
-    _, written = explain(files, capfd, tmp_path, *options)
+    _, written = explain(files, capfd, tmp_path, *options, data="patients")
     assert base64.b64decode(payload).decode("utf-8") == written
 
 
