@@ -86,14 +86,14 @@ def test_every_section_in_order(make, tmp_path):
 
 
 def test_quadrature_used_is_stated_for_product_games(tmp_path):
-    explainer, X, y = kernel()
+    explainer, X, _ = kernel()
     path = report(explainer, X, tmp_path / "k.html", top_k=0)
     run = facts(path.read_text(encoding="utf-8"), "This explanation")
     assert explainer.quadrature_error_bound_ == 0.0
     assert run["Quadrature used"] == (
         f"{explainer.n_quadrature_points_} points per game, exact"
     )
-    explainer, X, y = regression()
+    explainer, X, _ = regression()
     path = report(explainer, X, tmp_path / "t.html", top_k=0)
     points = explainer.n_quadrature_points_
     run = facts(path.read_text(encoding="utf-8"), "This explanation")
@@ -126,7 +126,7 @@ def test_agnostic_explainers_state_no_quadrature(tmp_path):
 
 
 def test_every_output_mean_abs_table(tmp_path):
-    explainer, X, labels = multiclass()
+    explainer, X, _ = multiclass()
     path = report(explainer, X, tmp_path / "m.html", top_k=0, max_display=4)
     source = path.read_text(encoding="utf-8")
     start = source.index('id="importance-by-output"')
@@ -150,10 +150,10 @@ def test_every_output_mean_abs_table(tmp_path):
 
 def test_output_advice_follows_the_option(tmp_path):
     explainer, X, _ = multiclass()
-    common = dict(y=None, title=None, top_k=0, max_display=5, output=None,
-                  progress=None)  # fmt: skip
-    path = write_report(explainer, X, tmp_path / "cli.html", option="--output NAME",
-                        **common)  # fmt: skip
+    path = write_report(
+        explainer, X, tmp_path / "cli.html", y=None, title=None, top_k=0,
+        max_display=5, output=None, progress=None, option="--output NAME",
+    )  # fmt: skip
     note = " ".join(Page(path.read_text(encoding="utf-8")).text)
     assert "choose another with --output NAME" in note
     assert "output=" not in note
