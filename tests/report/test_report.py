@@ -25,7 +25,9 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 plt = pytest.importorskip("matplotlib.pyplot")
 
-SECTION_IDS = ["summary", "importance", "global", "dependence", "waterfalls", "about"]
+SECTION_IDS = [
+    "summary", "data", "importance", "global", "dependence", "waterfalls", "about"
+]  # fmt: skip
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
         "source", "track", "wbr"}  # fmt: skip
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -96,7 +98,7 @@ def check_report(
 
 
 def n_figures(n_features: int, n_rows: int, top_k: int = 4, n_outputs=1) -> int:
-    """Bars + beeswarm, the dependence plots, one waterfall per distinct row;
+    """Bars + beeswarm, the dependence plots, a waterfall per distinct prediction;
     the overview of every output's importance for several outputs."""
     return 2 + min(top_k, n_features) + min(3, n_rows) + (n_outputs > 1)
 
@@ -256,7 +258,7 @@ def test_array_input_and_few_rows(iris, tmp_path):
     model = GradientBoostingClassifier(n_estimators=5, random_state=0)
     model.fit(X.to_numpy(), explainer.model.predict(X))
     explainer = TreeExplainer(model).fit()
-    rows = X.to_numpy()[:2]
+    rows = X.to_numpy()[[0, 60]]  # two predictions: waterfalls show distinct ones
     rows_before = rows.copy()
     path = report(
         explainer, rows, tmp_path / "array.html", output="versicolor", top_k=1

@@ -16,7 +16,7 @@ from .test_report import SECTION_IDS, check_report, check_residual, n_figures
 
 pytest.importorskip("matplotlib")
 
-WITH_INTERACTIONS = (*SECTION_IDS[:4], "interactions", *SECTION_IDS[4:])
+WITH_INTERACTIONS = (*SECTION_IDS[:5], "interactions", *SECTION_IDS[5:])
 
 
 @pytest.fixture(scope="module")

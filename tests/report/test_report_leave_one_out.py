@@ -18,7 +18,7 @@ from .test_report_interactions import WITH_INTERACTIONS, number
 
 pytest.importorskip("matplotlib")
 
-WITH_LEAVE_ONE_OUT = (*SECTION_IDS[:4], "leave-one-out", *SECTION_IDS[4:])
+WITH_LEAVE_ONE_OUT = (*SECTION_IDS[:5], "leave-one-out", *SECTION_IDS[5:])
 
 
 def saturating(X) -> np.ndarray:

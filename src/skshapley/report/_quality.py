@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 from sklearn import metrics
-from sklearn.base import is_classifier, is_regressor
+from sklearn.base import BaseEstimator, is_classifier, is_regressor
 
 from .._input import as_pandas
 from ._html import Markup, element, format_number
@@ -77,9 +77,9 @@ def model_quality(explainer, X, y: np.ndarray) -> Quality:
         # e.g. balanced accuracy when a class of y is never predicted: the
         # number is still right, and a report is no place for a warning.
         warnings.simplefilter("ignore", UserWarning)
-        if is_classifier(model):
+        if _is(is_classifier, model):
             return _classifier(model, X, y)
-        if is_regressor(model):
+        if _is(is_regressor, model):
             prediction = np.asarray(model.predict(X), dtype=np.float64)
             return Quality(_regression(y, prediction), "predict of the model", len(y))
         return _raw(explainer, X, y)
@@ -102,10 +102,18 @@ def model_input(explainer, X):
 def probabilities(explainer, X) -> tuple[np.ndarray, np.ndarray] | None:
     """``predict_proba`` of the model on ``X`` and its classes, or None."""
     model = explainer.model
-    if not (is_classifier(model) and hasattr(model, "predict_proba")):
+    if not (_is(is_classifier, model) and hasattr(model, "predict_proba")):
         return None
     proba = np.asarray(model.predict_proba(model_input(explainer, X)))
     return proba, np.asarray(model.classes_)
+
+
+def _is(kind, model) -> bool:
+    """``kind(model)`` for scikit-learn estimators, False for others.
+
+    scikit-learn's tests fail on objects without its tags (a raw booster).
+    """
+    return isinstance(model, BaseEstimator) and kind(model)
 
 
 def _classifier(model, X, y: np.ndarray) -> Quality:

@@ -438,7 +438,7 @@ def waterfalls(ex, rows: list, probability=None) -> Markup:
         ]
         if probability is not None:
             parts.append(
-                f"; the model's probability of {ex.output}: "
+                f"; the model's probability of class {ex.output}: "
                 f"{format_number(probability[position], scale=1.0)} (predict_proba)"
             )
         figure = _figures.waterfall(ex, position, width)
