@@ -37,6 +37,10 @@ def files(tmp_path_factory):
         pickle.dump(paths["tree"], file)
     paths["data"] = folder / "rows.csv"
     paths["X"].assign(target=y.iloc[:6]).to_csv(paths["data"], index=False)
+    # Changed by issue 16: the report measures the model against --target,
+    # so the classifier's rows carry its own labels.
+    paths["labelled"] = folder / "labelled.csv"
+    paths["X"].assign(target=labels[:6]).to_csv(paths["labelled"], index=False)
     paths["bg"] = folder / "background.csv"
     paths["background"].to_csv(paths["bg"], index=False)
     return paths
@@ -45,8 +49,9 @@ def files(tmp_path_factory):
 def command(capfd, files, name, out, *options, subcommand="explain"):
     """``skshapley <subcommand>`` of a saved model: (status, stderr)."""
     model = files["folder"] / ("logistic.skops" if name == "logistic" else "tree.pkl")
+    data = files["labelled" if name == "logistic" else "data"]
     status, _, err = call(
-        capfd, subcommand, "--model", model, "--data", files["data"],
+        capfd, subcommand, "--model", model, "--data", data,
         "--target", "target", "--trust-pickle", "--out", out, "-q", *options,
     )  # fmt: skip
     return status, err
