@@ -321,6 +321,15 @@ def test_unknown_rows_to_show_are_one_line_errors(
     assert not out.exists()
 
 
+def test_show_rows_needs_a_label(files, capfd, tmp_path):
+    status, _, err = call(
+        capfd, "report", "--model", files["tree"], "--data", files["data"],
+        "--show-rows", ",", "--out", tmp_path / "r.html",
+    )  # fmt: skip
+    line = error_line(status, err, 2)
+    assert "expected row labels separated by commas, got ','" in line
+
+
 # --- --download, .pdf, --output NAME, --help ----------------------------------------
 
 

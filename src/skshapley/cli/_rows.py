@@ -65,9 +65,9 @@ def row_labels(texts: list[str], index: pd.Index, *, rows=None) -> list:
 
     ``index`` holds the explained rows' labels (after ``rows``, the
     ``--rows`` selection, which an error about a missing label mentions).
-    Repeated labels are kept once, in their first place.
+    (The report keeps a label given twice once.)
     """
-    labels = list(dict.fromkeys(_parse_label(text, index) for text in texts))
+    labels = [_parse_label(text, index) for text in texts]
     missing = [label for label in labels if label not in index]
     if not missing:
         return labels
