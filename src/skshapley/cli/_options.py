@@ -71,9 +71,9 @@ stylesheet). The report needs matplotlib: pip install "skshapley[plot]".
 
 Examples:
   skshapley report --model model.json --data rows.csv --target label
-  skshapley report --model model.skops --data rows.csv --target label \
+  skshapley report --model model.skops --data rows.csv --target label \\
       --index id --show-rows id17,id42 --download --out report.html
-  skshapley report --model model.txt --data rows.parquet --rows 0:1000 \
+  skshapley report --model model.txt --data rows.parquet --rows 0:1000 \\
       --output setosa
 """
 
@@ -93,7 +93,7 @@ interaction index), which sum over "other" to the feature's Shapley value.
 
 Examples:
   skshapley explain --model model.json --data rows.csv --target label
-  skshapley explain --model model.txt --data rows.parquet --rows 5000:6000 \
+  skshapley explain --model model.txt --data rows.parquet --rows 5000:6000 \\
       --index id --out phi.parquet
 """
 
@@ -284,8 +284,8 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         metavar="N|START:STOP",
         help="explain N rows drawn at random (seed 0, without replacement, "
         "kept in file order), or the rows at positions START to STOP-1 of the "
-        "file (from 0; either end may be left out, negative ones count from "
-        "the end), instead of all",
+        "file (from 0; either end may be left out; negative ends count from "
+        "the end: --rows=-100: for the last 100), instead of all",
     )
     parser.add_argument(
         "--groups",
