@@ -67,6 +67,7 @@ def test_counts_are_pandas(mixed, tmp_path):
     assert rows["region"][2] == X["region"].nunique()
     assert rows["smoker"][2] == X["smoker"].nunique()
     assert rows["age"][2] is None  # numeric: min, median, max instead
+    assert '<th class="num">Distinct</th>' in path.read_text(encoding="utf-8")
     text = path.read_text(encoding="utf-8")
     assert f"{len(X):,} rows and {X.shape[1]} columns" in text
     assert f"{int(missing.sum())} values missing" in text
@@ -111,3 +112,5 @@ def test_arrays_are_numeric_columns_named_as_the_model(mixed, tmp_path):
     assert set(rows) == {"x0", "x1", "x2"}
     assert all(kind == "numeric" for kind, _, _ in rows.values())
     assert [rows[f"x{j}"][1] for j in range(3)] == list(np.isnan(array).sum(axis=0))
+    # Only numbers: each has a range, no count of distinct values.
+    assert '<th class="num">Distinct</th>' not in path.read_text(encoding="utf-8")

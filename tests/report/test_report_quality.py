@@ -161,3 +161,28 @@ def test_bad_y(wine, tmp_path, make_y, match):
     with pytest.raises(ValueError, match=match):
         report(explainer, X, tmp_path / "bad.html", y=make_y(labels[:40]))
     assert not (tmp_path / "bad.html").exists()
+
+
+def test_xgboost_booster_labels_and_unknown_objectives(tmp_path):
+    xgboost = pytest.importorskip("xgboost")
+    X, y = load_wine(return_X_y=True, as_frame=True)
+    X, y = X.iloc[:, :4], y
+    binary = xgboost.train(
+        {"objective": "binary:logistic", "max_depth": 2},
+        xgboost.DMatrix(X, label=y == 0),
+        num_boost_round=3,
+    )
+    with pytest.raises(ValueError, match=r"labels 0 and 1.*got barbera, barolo"):
+        report(TreeExplainer(binary).fit(), X, tmp_path / "b.html",
+               y=np.where(y == 0, "barolo", "barbera"))  # fmt: skip
+    multiclass = xgboost.train(
+        {"objective": "multi:softprob", "num_class": 3, "max_depth": 2},
+        xgboost.DMatrix(X, label=y),
+        num_boost_round=3,
+    )
+    path = report(TreeExplainer(multiclass).fit(), X, tmp_path / "m.html", y=y,
+                  top_k=0)  # fmt: skip
+    # Its margins' link to probabilities is not known: no number at all,
+    # rather than a wrong one, and a sentence saying why.
+    assert reported_metrics(path) == {}
+    assert "Not shown: no metric" in model_text(path)

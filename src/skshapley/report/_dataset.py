@@ -65,14 +65,17 @@ def data_section(frame: pd.DataFrame, importance_order, max_display: int, sectio
     kinds = {column: column_kind(frame[column]) for column in columns}
     missing = frame.isna().sum()
     shown = columns[:max_display]
-    rows = [_row(frame[column], kinds[column], missing[column]) for column in shown]
+    # Numbers have a range, not a count of values: no column of blanks.
+    counted = any(not _ranged(frame[column], kinds[column]) for column in shown)
+    rows = [
+        _row(frame[column], kinds[column], missing[column], counted) for column in shown
+    ]
+    titles = ["Column", "Type", "Missing", "Min", "Median", "Max"]
     header = element(
         "tr",
         *(
             element("th", name, class_=None if j < 2 else "num")
-            for j, name in enumerate(
-                ["Column", "Type", "Missing", "Min", "Median", "Max", "Distinct"]
-            )
+            for j, name in enumerate(titles + ["Distinct"] * counted)
         ),
     )
     body = element(
@@ -107,10 +110,16 @@ def data_section(frame: pd.DataFrame, importance_order, max_display: int, sectio
     return section("data", *parts)
 
 
-def _row(column: pd.Series, kind: str, n_missing: int) -> Markup:
+def _ranged(column: pd.Series, kind: str) -> bool:
+    """Whether the column is summed up by min / median / max."""
+    return kind == "numeric" and bool(column.notna().any())
+
+
+def _row(column: pd.Series, kind: str, n_missing: int, counted: bool) -> Markup:
+    """A table row; ``counted``: with the cell of distinct values."""
     share = n_missing / len(column) if len(column) else 0.0
     missing = f"{n_missing:,} ({format_number(100 * share, 3)}%)" if n_missing else "0"
-    if kind == "numeric" and column.notna().any():
+    if _ranged(column, kind):
         low, middle, high = format_column([column.min(), column.median(), column.max()])
         distinct = ""
     else:
@@ -123,11 +132,14 @@ def _row(column: pd.Series, kind: str, n_missing: int) -> Markup:
         element("td", low, class_="num"),
         element("td", middle, class_="num"),
         element("td", high, class_="num"),
-        element(
-            "td",
-            distinct,
-            class_="num",
-            data_distinct=str(column.nunique()) if distinct else None,
-        ),
     ]
+    if counted:
+        cells.append(
+            element(
+                "td",
+                distinct,
+                class_="num",
+                data_distinct=str(column.nunique()) if distinct else None,
+            )
+        )
     return element("tr", *cells, data_column=str(column.name))

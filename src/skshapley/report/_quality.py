@@ -29,6 +29,9 @@ METRICS = {
     "roc_auc": "ROC AUC",
 }
 
+# Raw outputs of classifiers that are scores, not probabilities.
+SCORES = ("log-odds", "margin", "decision function")
+
 
 @dataclass(frozen=True)
 class Quality:
@@ -40,7 +43,7 @@ class Quality:
     missing: str | None = None  # why metrics one would expect are absent
 
 
-def checked_targets(y, X, n_samples: int) -> np.ndarray:
+def checked_targets(y, X) -> np.ndarray:
     """``y`` as an array of ``n_samples`` targets, aligned with ``X``'s rows.
 
     A Series is aligned by position, so its index must be ``X``'s (for a
@@ -53,6 +56,7 @@ def checked_targets(y, X, n_samples: int) -> np.ndarray:
             )
         y = y.iloc[:, 0]
     X = as_pandas(X)
+    n_samples = X.shape[0] if hasattr(X, "shape") else len(X)
     aligned = isinstance(y, pd.Series) and isinstance(X, pd.DataFrame)
     if aligned and not y.index.equals(X.index):
         raise ValueError(
@@ -88,18 +92,42 @@ def model_quality(explainer, X, y: np.ndarray) -> Quality:
 def model_input(explainer, X):
     """``X`` as the model takes it: a DataFrame's columns in the model's order.
 
-    The explainers match columns by name; the model's own methods want
-    them in the order of fit. ``X`` itself is never modified.
+    The explainers match columns by name, or by position when the model
+    knows no names (then the model gets an array, as in its fit); the
+    model's own methods want them as in fit. ``X`` itself is never modified.
     """
     X = as_pandas(X)
-    if isinstance(X, pd.DataFrame) and explainer.columns_by_name_:
-        names = list(explainer.feature_names_in_)
-        if set(names) <= set(X.columns):
-            return X[names]
-    return X
+    if not isinstance(X, pd.DataFrame):
+        return X
+    if not explainer.columns_by_name_:
+        return X.to_numpy()
+    names = list(explainer.feature_names_in_)
+    return X[names] if set(names) <= set(X.columns) else X
 
 
-def probabilities(explainer, X) -> tuple[np.ndarray, np.ndarray] | None:
+def probability_view(explainer, X, ex) -> tuple:
+    """The model's probability of the shown class per row, for scores.
+
+    For a classifier explained as a score (log-odds, margin, decision
+    function) whose model has ``predict_proba``: that probability per row
+    (None otherwise), and for one log-odds output the sigmoid of the base
+    value (None otherwise).
+    """
+    if ex.raw_output not in SCORES:
+        return None, None
+    binary = ex.raw_output == "log-odds" and len(ex.output_names) == 1
+    base_probability = float(expit(ex.base_value)) if binary else None
+    found = _probabilities(explainer, X)
+    if found is None:
+        return None, base_probability
+    proba, classes = found
+    column = np.flatnonzero(classes == ex.output)
+    if len(column) != 1:
+        return None, base_probability
+    return proba[:, column[0]], base_probability
+
+
+def _probabilities(explainer, X) -> tuple[np.ndarray, np.ndarray] | None:
     """``predict_proba`` of the model on ``X`` and its classes, or None."""
     model = explainer.model
     if not (_is(is_classifier, model) and hasattr(model, "predict_proba")):

@@ -7,8 +7,6 @@ import platform
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-import numpy as np
-from scipy.special import expit
 from sklearn.utils.validation import check_is_fitted
 
 from .._files import atomic_write
@@ -24,7 +22,12 @@ from ._data import (
 )
 from ._dataset import data_frame, data_section
 from ._html import Markup, element, join, void
-from ._quality import checked_targets, model_quality, probabilities, quality_section
+from ._quality import (
+    checked_targets,
+    model_quality,
+    probability_view,
+    quality_section,
+)
 from ._style import CSS
 
 # Rows of the table of strongest interaction pairs.
@@ -58,10 +61,18 @@ def report(
 
     * ``summary``: the model and explainer, what is explained, the number of
       rows, the efficiency residual ``max |Σφ + base value − f(x)|``
-      (absolute and relative to ``max |f(x)|``) and the time ``explain``
-      took;
+      (absolute and relative to ``max |f(x)|``), the time ``explain``
+      took, the quadrature points used (product-game explainers) and, with
+      ``download=True``, the attributions as a CSV link;
+    * ``model`` (only with ``y``): scikit-learn's metrics of the model's own
+      predictions on ``X`` (R², MAE, RMSE; or accuracy, balanced accuracy,
+      log-loss and ROC AUC), each in a cell with ``data-metric`` and
+      ``data-value`` attributes;
+    * ``data``: rows, columns, and per column its type, missing values,
+      minimum / median / maximum or number of distinct values;
     * ``importance``: :func:`skshapley.importance`'s table, top rows; for
-      several outputs also every output's mean ``|φ|`` in one chart;
+      several outputs also every output's mean ``|φ|`` in one chart and in
+      a table;
     * ``global``: the importance bars and the beeswarm;
     * ``dependence``: dependence plots of the ``top_k`` most important
       features;
@@ -73,8 +84,10 @@ def report(
       value, as a table and grouped bars; whether they add up to
       ``f(x) − base value``; and a reading naming the features where they
       differ most (redundant features, interacting ones);
-    * ``waterfalls``: the rows with the highest, median and lowest raw
-      prediction, one waterfall each;
+    * ``waterfalls``: one waterfall per row of ``show_rows``, or for the rows
+      with the highest, median and lowest raw prediction (each a
+      ``<figure>`` whose ``data-row`` is the row's label); for a classifier
+      explained as a score, the caption adds the model's probability;
     * ``about``: what the numbers mean, package versions and the date.
 
     Parameters
@@ -228,13 +241,14 @@ def write_report(
             "with leave_one_out=True needs ExactExplainer or PermutationExplainer "
             "(fitted on background data)."
         )
+    # y before explaining: a wrong y should not cost an explanation.
+    targets = None if y is None else checked_targets(y, X)
     ex = explained(explainer, X, output, progress)
     rows = (
         representative_rows(ex.raw)
         if show_rows is None
         else chosen_rows(ex.phi.index, show_rows)
     )
-    targets = None if y is None else checked_targets(y, X, ex.n_samples)
     table = importance(ex.phi_out)
     facts = explainer.describe()
     versions = _versions()
@@ -247,7 +261,7 @@ def write_report(
         for name in table.index
         if name in ex.known and ex.features[name].notna().any()
     ]
-    probability, base_probability = _probability_view(explainer, X, ex)
+    probability, base_probability = probability_view(explainer, X, ex)
     link = (
         _download.download(_download.attributions_csv(explainer, ex.phi), path.stem)
         if download
@@ -347,28 +361,6 @@ def _page(title: str, subtitle: list, sections: dict, skshapley_version: str) ->
     main = element("main", *sections.values(), class_="wrap")
     body = element("body", header, main, footer)
     return "<!doctype html>\n" + element("html", join([head, body]), lang="en") + "\n"
-
-
-def _probability_view(explainer, X, ex) -> tuple:
-    """The model's probability of the shown class per row, for scores.
-
-    For a classifier explained as a score (log-odds, margin, decision
-    function) whose model has ``predict_proba``: that probability per row
-    (None otherwise), and for one log-odds output the sigmoid of the base
-    value (None otherwise).
-    """
-    if ex.raw_output not in ("log-odds", "margin", "decision function"):
-        return None, None
-    binary = ex.raw_output == "log-odds" and len(ex.output_names) == 1
-    base_probability = float(expit(ex.base_value)) if binary else None
-    found = probabilities(explainer, X)
-    if found is None:
-        return None, base_probability
-    proba, classes = found
-    column = np.flatnonzero(classes == ex.output)
-    if len(column) != 1:
-        return None, base_probability
-    return proba[:, column[0]], base_probability
 
 
 def _versions() -> dict[str, str]:

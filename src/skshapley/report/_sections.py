@@ -17,6 +17,7 @@ from ._html import (
     join,
     table,
 )
+from ._quality import SCORES
 
 # (id, title) of every section, in order; the ids are the report's API.
 # "model" is there only with y; "interactions" and "leave-one-out" only
@@ -34,8 +35,6 @@ SECTIONS = (
     ("about", "About these numbers"),
 )
 _TITLES = dict(SECTIONS)
-# Raw outputs of classifiers that are scores, not probabilities.
-_SCORES = ("log-odds", "margin", "decision function")
 
 
 def section(key: str, *content) -> Markup:
@@ -110,7 +109,7 @@ def run_facts(explainer, ex, base_probability: float | None) -> list:
     points = getattr(explainer, "n_quadrature_points_", None)
     if points is not None:
         run.append(("Quadrature used", _quadrature(explainer, points)))
-    if ex.raw_output in _SCORES:
+    if ex.raw_output in SCORES:
         text = (
             f"The values add up on the {ex.raw_output} scale, not in "
             "probabilities (a non-linear function of it)"
@@ -542,7 +541,7 @@ def _units(raw_output) -> str:
         f"Everything is in the units of what is explained: the model's raw "
         f"output, here its {raw_output}."
     )
-    if raw_output in (*_SCORES, "latent mean"):
+    if raw_output in (*SCORES, "latent mean"):
         text += (
             " The values add up to that score, not to a probability: a "
             "probability is a non-linear function of it."
