@@ -181,6 +181,17 @@ def report(
     ...     path = report(explainer, X.iloc[:50], pathlib.Path(folder) / "r.html")
     ...     path.read_text(encoding="utf-8").startswith("<!doctype html>")
     True
+
+    With the true targets, a section on the model's quality (scikit-learn's
+    metrics); chosen rows' waterfalls; the attributions as a download:
+
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = report(
+    ...         explainer, X.iloc[:50], pathlib.Path(folder) / "r.html",
+    ...         y=y.iloc[:50], show_rows=[3, 7], download=True,
+    ...     )
+    ...     'data-metric="r2"' in path.read_text(encoding="utf-8")
+    True
     """
     _check_count("top_k", top_k, minimum=0)
     _check_count("max_display", max_display, minimum=1)

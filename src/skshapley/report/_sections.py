@@ -412,7 +412,7 @@ def waterfalls(ex, rows: list, probability=None) -> Markup:
     the model's own probability of the shown class per row (or None).
     """
     how = {
-        "chosen": "the rows asked for (show_rows)",
+        "chosen": "the rows asked for",
         "highest": "the rows with the highest, median and lowest prediction",
     }
     lead = element(
