@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._files import atomic_write
 from .._importance import importance
 from .._optional import require_matplotlib
-from . import _download, _leave_one_out, _sections
+from . import _download, _leave_one_out, _sections, _summary
 from ._data import (
     chosen_rows,
     explained,
@@ -280,11 +280,11 @@ def write_report(
     )
     frame = plotted_interactions(explainer, X, ex) if interactions else None
     sections = {
-        "summary": _sections.summary(
+        "summary": _summary.summary(
             facts,
             ex,
-            _sections.run_facts(explainer, ex, base_probability),
-            output_note=_sections.output_note(ex, output is not None, option),
+            _summary.run_facts(explainer, ex, base_probability),
+            output_note=_summary.output_note(ex, output is not None, option),
             download=link,
         )
     }
