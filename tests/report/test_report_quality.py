@@ -163,7 +163,7 @@ def test_bad_y(wine, tmp_path, make_y, match):
     assert not (tmp_path / "bad.html").exists()
 
 
-def test_xgboost_booster_labels_and_unknown_objectives(tmp_path):
+def test_xgboost_booster_labels_and_margins(tmp_path):
     xgboost = pytest.importorskip("xgboost")
     X, y = load_wine(return_X_y=True, as_frame=True)
     X, y = X.iloc[:, :4], y
@@ -180,9 +180,32 @@ def test_xgboost_booster_labels_and_unknown_objectives(tmp_path):
         xgboost.DMatrix(X, label=y),
         num_boost_round=3,
     )
-    path = report(TreeExplainer(multiclass).fit(), X, tmp_path / "m.html", y=y,
-                  top_k=0)  # fmt: skip
-    # Its margins' link to probabilities is not known: no number at all,
-    # rather than a wrong one, and a sentence saying why.
+    explainer = TreeExplainer(multiclass).fit()
+    path = report(explainer, X, tmp_path / "m.html", y=y, top_k=0)
+    # The class of largest margin is xgboost's own prediction; its margins'
+    # link to probabilities is not known: no log-loss or AUC, and why.
+    predicted = multiclass.predict(xgboost.DMatrix(X)).argmax(axis=1)
+    assert reported_metrics(path) == {
+        "accuracy": metrics.accuracy_score(y, predicted),
+        "balanced_accuracy": metrics.balanced_accuracy_score(y, predicted),
+    }
+    assert "Not shown: log-loss and ROC AUC" in model_text(path)
+    with pytest.raises(ValueError, match="does not know: 7"):
+        report(explainer, X, tmp_path / "m.html", y=np.where(y == 2, 7, y))
+
+
+def test_lightgbm_booster_of_a_log_link_gets_no_metric(tmp_path):
+    lightgbm = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.random((100, 3)), columns=["a", "b", "c"])
+    y = rng.poisson(3, 100)
+    booster = lightgbm.train(
+        {"objective": "poisson", "num_leaves": 4, "verbose": -1},
+        lightgbm.Dataset(X, y),
+        num_boost_round=3,
+    )
+    explainer = TreeExplainer(booster).fit()
+    assert explainer.raw_output_ == "log"  # not the prediction: exp of it
+    path = report(explainer, X, tmp_path / "p.html", y=y, top_k=0)
     assert reported_metrics(path) == {}
-    assert "Not shown: no metric" in model_text(path)
+    assert "Not shown: no metric: its raw output (log)" in model_text(path)

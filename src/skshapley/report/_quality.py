@@ -146,15 +146,11 @@ def _is(kind, model) -> bool:
 
 def _classifier(model, X, y: np.ndarray) -> Quality:
     classes = np.asarray(model.classes_)
-    unknown = sorted({str(label) for label in np.unique(y) if label not in classes})
-    if unknown:
-        raise ValueError(
-            f"y has labels that the model does not know: {', '.join(unknown)}; "
-            f"its classes are {', '.join(str(c) for c in classes)}."
-        )
+    _check_labels(y, classes)
+    prediction = model.predict(X)
     found = {
-        "accuracy": metrics.accuracy_score(y, model.predict(X)),
-        "balanced_accuracy": metrics.balanced_accuracy_score(y, model.predict(X)),
+        "accuracy": metrics.accuracy_score(y, prediction),
+        "balanced_accuracy": metrics.balanced_accuracy_score(y, prediction),
     }
     if hasattr(model, "predict_proba"):
         proba = np.asarray(model.predict_proba(X))
@@ -168,6 +164,16 @@ def _classifier(model, X, y: np.ndarray) -> Quality:
     if auc is not None:
         found["roc_auc"] = auc
     return Quality(found, f"predict and {method} of the model", len(y), missing)
+
+
+def _check_labels(y: np.ndarray, classes: np.ndarray) -> None:
+    """Refuse labels of ``y`` that are not among the model's ``classes``."""
+    unknown = sorted({str(label) for label in np.unique(y) if label not in classes})
+    if unknown:
+        raise ValueError(
+            f"y has labels that the model does not know: {', '.join(unknown)}; "
+            f"its classes are {', '.join(str(c) for c in classes)}."
+        )
 
 
 def _roc_auc(y, scores: np.ndarray, classes) -> tuple[float | None, str | None]:
@@ -221,6 +227,21 @@ def _raw(explainer, X, y: np.ndarray) -> Quality:
         if auc is not None:
             found["roc_auc"] = auc
         return Quality(found, source + "; probability = sigmoid", len(y), missing)
+    if kind == "margin" and raw.ndim == 2:
+        # The largest margin is the predicted class whether the model takes
+        # a softmax or one sigmoid per class; its probabilities are not known.
+        classes = np.asarray(explainer.output_names_)
+        _check_labels(y, classes)
+        prediction = classes[raw.argmax(axis=1)]
+        found = {
+            "accuracy": metrics.accuracy_score(y, prediction),
+            "balanced_accuracy": metrics.balanced_accuracy_score(y, prediction),
+        }
+        missing = (
+            "log-loss and ROC AUC, which need probabilities: how the model "
+            "turns its margins into them (softmax, one-vs-rest) is not known"
+        )
+        return Quality(found, source + "; class = largest margin", len(y), missing)
     return Quality(
         {},
         source,

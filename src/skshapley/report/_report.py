@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._files import atomic_write
 from .._importance import importance
 from .._optional import require_matplotlib
-from . import _download, _leave_one_out, _sections
+from . import _download, _leave_one_out, _sections, _summary
 from ._data import (
     chosen_rows,
     explained,
@@ -181,6 +181,17 @@ def report(
     ...     path = report(explainer, X.iloc[:50], pathlib.Path(folder) / "r.html")
     ...     path.read_text(encoding="utf-8").startswith("<!doctype html>")
     True
+
+    With the true targets, a section on the model's quality (scikit-learn's
+    metrics); chosen rows' waterfalls; the attributions as a download:
+
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = report(
+    ...         explainer, X.iloc[:50], pathlib.Path(folder) / "r.html",
+    ...         y=y.iloc[:50], show_rows=[3, 7], download=True,
+    ...     )
+    ...     'data-metric="r2"' in path.read_text(encoding="utf-8")
+    True
     """
     _check_count("top_k", top_k, minimum=0)
     _check_count("max_display", max_display, minimum=1)
@@ -269,11 +280,11 @@ def write_report(
     )
     frame = plotted_interactions(explainer, X, ex) if interactions else None
     sections = {
-        "summary": _sections.summary(
+        "summary": _summary.summary(
             facts,
             ex,
-            _sections.run_facts(explainer, ex, base_probability),
-            output_note=_sections.output_note(ex, output is not None, option),
+            _summary.run_facts(explainer, ex, base_probability),
+            output_note=_summary.output_note(ex, output is not None, option),
             download=link,
         )
     }
