@@ -130,7 +130,7 @@ class InteractionDisplay:
                     ax.text(
                         j,
                         i,
-                        _style.minus(f"{value:.2g}"),
+                        _style.minus(f"{_style.snap(value, limit) + 0.0:.2g}"),
                         ha="center",
                         va="center",
                         fontsize=9,
@@ -142,6 +142,7 @@ class InteractionDisplay:
         self.colorbar_.outline.set_visible(False)
         self.colorbar_.ax.tick_params(labelsize=9)
         _style.set_output_title(ax, self.output)
+        _style.fit_texts(ax, colorbar=self.colorbar_)
         self.ax_, self.figure_ = ax, figure
         return self
 

@@ -140,12 +140,13 @@ class WaterfallDisplay:
         low = min(base, float(ends.min()), float(starts.min()))
         high = max(base, float(ends.max()), float(starts.max()))
         span = high - low or max(abs(base), 1.0)
-        arrows, texts = _cascade(ax, starts, ends, head=_HEAD * span)
+        scale = max(abs(low), abs(high))
+        arrows, texts = _cascade(ax, starts, ends, head=_HEAD * span, scale=scale)
         # The base value under the bottom bar, f(x) over the top one.
         bottom, top = -1.1, n_rows - 0.1
         middle = (low + high) / 2
-        base_text = f"base value = {_style.format_value(base, 4)}"
-        prediction_text = f"f(x) = {_style.format_value(prediction, 4)}"
+        base_text = f"base value = {_style.format_value(base, 4, scale=scale)}"
+        prediction_text = f"f(x) = {_style.format_value(prediction, 4, scale=scale)}"
         half = _BAR_HEIGHT / 2
         texts += [
             _mark(ax, base, (bottom, -half), -0.8, base_text, right=base <= middle),
@@ -162,8 +163,11 @@ class WaterfallDisplay:
         ax.set_yticks(np.arange(n_rows), _style.literals(labels[::-1]))
         ax.set_xlabel(_style.output_label(self.raw_output).capitalize())
         _style.style_axes(ax)
-        _room_for_texts(ax, texts, low, low + span)
         _style.set_output_title(ax, self.output)
+        # Laid out with the rows' labels first: the texts' room is measured
+        # against the axes' final width.
+        _style.fit_texts(ax)
+        _room_for_texts(ax, texts, low, low + span)
         self.arrows_ = arrows[::-1]
         self.labels_ = labels
         self.prediction_ = prediction
@@ -386,17 +390,18 @@ def _arrow(ax, y: float, start: float, end: float, head: float):
     return patch
 
 
-def _cascade(ax, starts, ends, *, head: float) -> tuple[list, list]:
+def _cascade(ax, starts, ends, *, head: float, scale: float) -> tuple[list, list]:
     """Arrows from each start to its end, bottom row first, with their values.
 
-    Dashed connectors join each arrow's end to the next one's start.
+    Dashed connectors join each arrow's end to the next one's start; values
+    within :data:`_style.ZERO_SHARE` of ``scale`` are written ``+0``.
     """
     arrows, texts = [], []
     for y, (start, end) in enumerate(zip(starts, ends, strict=True)):
         up = end >= start
         arrows.append(_arrow(ax, y, start, end, head))
         color = _style.POSITIVE if up else _style.NEGATIVE
-        text = _style.format_signed(end - start)
+        text = _style.format_signed(end - start, scale=scale)
         texts.append(_beside(ax, end, y, text, right=up, fontsize=9, color=color))
         if y + 1 < len(starts):
             half = _BAR_HEIGHT / 2
