@@ -79,7 +79,9 @@ def overlapping_texts(ax_or_figure) -> list[tuple[str, str]]:
     Returns
     -------
     pairs : list of tuple of str
-        The strings of each overlapping pair.
+        The strings of each overlapping pair. Slanted texts (neither
+        horizontal nor vertical) are left out: the upright boxes around
+        neighbouring slanted labels overlap even where their letters do not.
     """
     from matplotlib.axes import Axes
 
@@ -90,7 +92,7 @@ def overlapping_texts(ax_or_figure) -> list[tuple[str, str]]:
     boxes = [
         (text, box)
         for text, box in drawn_texts(figure)
-        if ax is None or text.axes is ax
+        if (ax is None or text.axes is ax) and not text.get_rotation() % 90
     ]
     pairs = []
     for (first, a), (second, b) in combinations(boxes, 2):

@@ -7,6 +7,7 @@ imported.
 
 import math
 import re
+from itertools import pairwise
 from numbers import Integral, Real
 
 import numpy as np
@@ -209,7 +210,7 @@ def _thin_ticks(axis) -> None:
             ),
             key=lambda box: box.x0,
         )
-        gaps = [b.x0 - a.x1 for a, b in zip(boxes, boxes[1:], strict=False)]
+        gaps = [b.x0 - a.x1 for a, b in pairwise(boxes)]
         # Half a character's width between labels (here about 3 px).
         if not gaps or min(gaps) > 3:
             return
