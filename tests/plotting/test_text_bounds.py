@@ -47,6 +47,7 @@ from skshapley.plotting import (
     OutputImportanceDisplay,
     WaterfallDisplay,
 )
+from skshapley.plotting._inputs import interaction_values
 from skshapley.report import report
 
 # The report's own figure sizes and style (a module, not the function
@@ -193,13 +194,17 @@ def test_waterfall(case, width):
 
 
 def test_interaction_heatmap(case):
-    frame = case["interactions"]
-    names = [str(name) for name in case["X"].columns[:6]]
-    values = frame.loc[:, names] if case["output"] is None else frame[case["output"]]
-    values = values.loc[(slice(None), names), names]
-    side = min(max(0.42 * len(names) + 2.2, 3.6), 9.0)
+    """The six first features, as the report draws its strongest pairs'."""
+    values, players, output = interaction_values(case["interactions"], case["output"])
+    side = min(max(0.42 * 6 + 2.2, 3.6), 9.0)
     with figures._canvas(side + 1.2, side) as (figure, ax):
-        InteractionDisplay.from_values(values, ax=ax, diagonal=False)
+        InteractionDisplay.from_values(
+            values[:, :6, :6],
+            feature_names=players[:6],
+            output=output,
+            ax=ax,
+            diagonal=False,
+        )
         assert_legible(figure)
 
 

@@ -21,7 +21,7 @@ from ._inputs import (
 _BAR_HEIGHT = 0.62
 _HEAD = 0.018
 # The most of the axes' width a value label may take (longer ones overflow).
-_MAX_TEXT_SHARE = 0.35
+_MAX_TEXT_SHARE = 0.45
 
 
 class WaterfallDisplay:
@@ -168,6 +168,7 @@ class WaterfallDisplay:
         # against the axes' final width.
         _style.fit_texts(ax)
         _room_for_texts(ax, texts, low, low + span)
+        _keep_inside(ax, texts)
         self.arrows_ = arrows[::-1]
         self.labels_ = labels
         self.prediction_ = prediction
@@ -472,3 +473,20 @@ def _room_for_texts(ax, texts, low: float, high: float) -> None:
     left, right = limits(fits)
     spare = (fits - (right - left)) / 2
     ax.set_xlim(left - spare, right + spare)
+
+
+def _keep_inside(ax, texts) -> None:
+    """Move texts that still reach out of the axes back in, along their row.
+
+    :func:`_room_for_texts` gives each text at most :data:`_MAX_TEXT_SHARE`
+    of the width; a longer one (a narrow figure) would cross the frame into
+    the rows' labels or out of the figure.
+    """
+    box = ax.get_window_extent()
+    to_points = 72 / ax.figure.dpi
+    for text in texts:
+        extent = text.get_window_extent()
+        shift = max(box.x0 - extent.x0, 0.0) - max(extent.x1 - box.x1, 0.0)
+        if shift:
+            x, y = text.xyann
+            text.xyann = (x + shift * to_points, y)

@@ -223,12 +223,10 @@ def leave_one_out(shown, *, raw_output) -> Markup:
         ax.set_xlabel(f"mean |value| (impact on {_style.output_label(raw_output)})")
         ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
         ax.set_axisbelow(True)
-        # Above the bars, whose lengths leave no corner free for sure; in
-        # one column if the axes, narrow beside long names, leave no room.
-        legend = ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncols=2)
+        # Above the bars, whose lengths leave no corner free for sure; in one
+        # column, as two can be wider than the axes beside long names.
+        ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0))
         _style.fit_texts(ax)
-        if legend.get_window_extent().x1 > figure.bbox.x1:
-            legend.set_ncols(1)
         return png(
             figure,
             "Mean absolute leave-one-out and Shapley values per feature",
