@@ -211,8 +211,9 @@ def _thin_ticks(axis) -> None:
             key=lambda box: box.x0,
         )
         gaps = [b.x0 - a.x1 for a, b in pairwise(boxes)]
-        # Half a character's width between labels (here about 3 px).
-        if not gaps or min(gaps) > 3:
+        # At least about a character's width (half an em) between labels.
+        space = 0.5 * axis.get_ticklabels()[0].get_fontsize() * axis.figure.dpi / 72
+        if not gaps or min(gaps) > space:
             return
         axis.set_major_locator(MaxNLocator(nbins=max(len(boxes) // 2, 2)))
         axis.figure.draw_without_rendering()

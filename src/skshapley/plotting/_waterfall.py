@@ -20,6 +20,8 @@ from ._inputs import (
 # the x range.
 _BAR_HEIGHT = 0.62
 _HEAD = 0.018
+# The most of the figure's width the rows' labels may take.
+_LABEL_SHARE = 0.5
 # The most of the axes' width a value label may take (longer ones overflow).
 _MAX_TEXT_SHARE = 0.45
 
@@ -165,8 +167,9 @@ class WaterfallDisplay:
         _style.style_axes(ax)
         _style.set_output_title(ax, self.output)
         # Laid out with the rows' labels first: the texts' room is measured
-        # against the axes' final width.
-        _style.fit_texts(ax)
+        # against the axes' final width. The labels may be wider than other
+        # displays' (names and values), so that values survive two lines.
+        _style.fit_texts(ax, label_share=_LABEL_SHARE)
         _room_for_texts(ax, texts, low, low + span)
         _keep_inside(ax, texts)
         self.arrows_ = arrows[::-1]
