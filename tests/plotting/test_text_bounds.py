@@ -212,10 +212,21 @@ def test_interaction_heatmap(case):
 
 
 def test_a_text_outside_the_figure_is_reported():
+    """3 px out is reported; 3 px in, on the right, top or bottom, is not."""
     with figures._canvas(4.0, 3.0) as (figure, ax):
+        width, height = figure.bbox.width, figure.bbox.height
         ax.set_xlabel("inside")
-        figure.text(0.9, 0.5, "reaching out of the figure")
-        assert outside_texts(figure) == ["reaching out of the figure"]
+        figure.text(0.8, 0.5, "reaching out of the figure", ha="left")
+        figure.text(1 + 3 / width, 0.3, "3 px out", ha="right")
+        figure.text(1 - 3 / width, 0.2, "3 px in", ha="right")
+        figure.text(0.1, 1 - 3 / height, "top, 3 px in", va="top")
+        figure.text(0.1, 3 / height, "bottom, 3 px in", va="bottom")
+        figure.text(0.5, -3 / height, "bottom, 3 px out", va="bottom")
+        assert sorted(outside_texts(figure)) == [
+            "3 px out",
+            "bottom, 3 px out",
+            "reaching out of the figure",
+        ]
 
 
 def test_overlapping_texts_are_reported_and_hidden_ticks_are_not():
