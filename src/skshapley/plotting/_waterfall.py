@@ -23,7 +23,9 @@ _HEAD = 0.018
 # The most of the figure's width the rows' labels may take.
 _LABEL_SHARE = 0.5
 # The most of the axes' width a value label may take (longer ones overflow).
-_MAX_TEXT_SHARE = 0.45
+_MAX_TEXT_SHARE = 0.75
+# The most of it the widest texts on the left and on the right take together.
+_MAX_TEXT_SHARES = 0.9
 
 
 class WaterfallDisplay:
@@ -170,7 +172,10 @@ class WaterfallDisplay:
         # against the axes' final width. The labels may be wider than other
         # displays' (names and values), so that values survive two lines.
         _style.fit_texts(ax, label_share=_LABEL_SHARE)
-        _room_for_texts(ax, texts, low, low + span)
+        # Twice: the new limits' tick labels move the axes a little.
+        for _ in range(2):
+            _room_for_texts(ax, texts, low, low + span)
+            figure.draw_without_rendering()
         _keep_inside(ax, texts)
         self.arrows_ = arrows[::-1]
         self.labels_ = labels
@@ -416,7 +421,7 @@ def _cascade(ax, starts, ends, *, head: float, scale: float) -> tuple[list, list
 def _mark(ax, x: float, span: tuple, y_text: float, text: str, *, right: bool):
     """A dashed line at ``x`` over ``span`` of heights, labelled at ``y_text``."""
     _dashed(ax, x, *span, (4, 3))
-    return _beside(ax, x, y_text, text, right=right, fontsize=10, color="#222222")
+    return _beside(ax, x, y_text, text, right=right, fontsize=9, color="#222222")
 
 
 def _beside(ax, x: float, y: float, text: str, *, right: bool, **style):
@@ -459,13 +464,18 @@ def _room_for_texts(ax, texts, low: float, high: float) -> None:
         share = (text.get_window_extent().width + offset) / width
         leftward = text.get_horizontalalignment() == "right"
         needs.append((text.xy[0], min(1.2 * share + 0.02, _MAX_TEXT_SHARE), leftward))
+    # The widest text on each side; together they leave the data at least
+    # 1 - _MAX_TEXT_SHARES of the width (texts then cut short are moved in).
+    sides = [max([0.0] + [sh for _, sh, lw in needs if lw == side]) for side in (1, 0)]
+    scale = min(1.0, _MAX_TEXT_SHARES / max(sum(sides), 1e-12))
+    needs = [(x, share * scale, leftward) for x, share, leftward in needs]
 
     def limits(span: float) -> tuple[float, float]:
         left = min([low] + [x - share * span for x, share, lw in needs if lw])
         right = max([high] + [x + share * span for x, share, lw in needs if not lw])
         return left, right
 
-    fits, too_small = (high - low) / (1.0 - 2 * _MAX_TEXT_SHARE), high - low
+    fits, too_small = (high - low) / (1.0 - scale * sum(sides)), high - low
     for _ in range(40):
         middle = (fits + too_small) / 2
         left, right = limits(middle)
