@@ -143,3 +143,30 @@ def test_plot_takes_a_colour_map_by_name():
     viridis = colormaps["viridis"]([0.0, 1.0, 0.5])[:, :3]
     np.testing.assert_allclose(colors, viridis)
     assert display.colorbar_ is None
+
+
+def test_order_draws_the_features_in_that_order_with_their_own_values(diabetes):
+    """``order`` (say, every row's importance) wins over the rows' mean |φ|."""
+    explainer, X = diabetes
+    phi = explainer.explain(X)
+    by_magnitude = list(phi.abs().mean().sort_values(ascending=False).index)
+    order = by_magnitude[::-1]  # least important on top
+    display = BeeswarmDisplay.from_values(phi, X, order=order, max_display=4)
+    assert display.labels_ == [*order[:3], f"{len(order) - 3} other features"]
+    assert [t.get_text() for t in display.ax_.get_yticklabels()] == display.labels_
+    for collection, name in zip(display.collections_, order[:3], strict=False):
+        np.testing.assert_array_equal(collection.get_offsets()[:, 0], phi[name])
+    folded = phi[order[3:]].sum(axis=1)
+    np.testing.assert_allclose(display.collections_[3].get_offsets()[:, 0], folded)
+
+
+def test_order_must_name_every_feature_once(diabetes):
+    explainer, X = diabetes
+    phi = explainer.explain(X)
+    names = list(phi.columns)
+    with pytest.raises(ValueError, match=r"missing: \['s6'\]"):
+        BeeswarmDisplay.from_values(phi, order=names[:-1])
+    with pytest.raises(ValueError, match="repeats"):
+        BeeswarmDisplay.from_values(phi, order=[*names, names[0]])
+    with pytest.raises(ValueError, match="Unknown features in order"):
+        BeeswarmDisplay.from_values(phi, order=[*names[:-1], "nope"])

@@ -121,10 +121,11 @@ class ImportanceDisplay:
         signs = np.where(mean >= 0, _style.POSITIVE, _style.NEGATIVE)
         self.mean_bars_ = ax.barh(y, mean, height=0.22, color=signs, zorder=3)
         ax.axvline(0, color=_style.GUIDE, linewidth=0.8, zorder=2)
+        low, high = min(0.0, float(mean.min())), float(magnitude.max())
         if show_values:
             for y_row, value in zip(y, magnitude, strict=True):
                 ax.annotate(
-                    _style.format_value(value),
+                    _style.format_value(value, scale=high),
                     (value, y_row),
                     xytext=(4, 0),
                     textcoords="offset points",
@@ -134,8 +135,8 @@ class ImportanceDisplay:
                     color=_style.MUTED,
                 )
         ax.set_yticks(y, _style.literals(labels))
-        ax.set_ylim(-0.6, n_rows - 0.4)
-        low, high = min(0.0, float(mean.min())), float(magnitude.max())
+        # One empty row on top holds the legend, clear of bars and numbers.
+        ax.set_ylim(-0.6, n_rows + 0.6)
         span = (high - low) or 1.0
         # Room on the right for the values written after the bars.
         ax.set_xlim(low - 0.02 * span if low < 0 else 0.0, high + 0.14 * span)
@@ -146,6 +147,7 @@ class ImportanceDisplay:
         _style.style_axes(ax)
         _style.set_output_title(ax, self.output)
         _legend(ax)
+        _style.fit_texts(ax)
         self.labels_ = labels
         self.ax_, self.figure_ = ax, figure
         return self
@@ -231,4 +233,13 @@ def _legend(ax) -> None:
         Patch(color=_style.POSITIVE, label="mean φ > 0"),
         Patch(color=_style.NEGATIVE, label="mean φ < 0"),
     ]
-    ax.legend(handles=handles, loc="best", frameon=False, fontsize=9)
+    ax.legend(
+        handles=handles,
+        loc="upper right",
+        ncols=3,
+        frameon=False,
+        fontsize=8.5,
+        handlelength=1.2,
+        columnspacing=1.0,
+        borderaxespad=0.2,
+    )

@@ -6,6 +6,7 @@ import pandas as pd
 from . import _style
 from ._inputs import (
     about_output,
+    check_names,
     feature_frame,
     numeric_values,
     select_output,
@@ -99,6 +100,7 @@ class BeeswarmDisplay:
         size: float = 12.0,
         alpha: float = 0.85,
         colorbar: bool = True,
+        order=None,
     ):
         """Draw the swarms.
 
@@ -119,6 +121,11 @@ class BeeswarmDisplay:
             The points' opacity.
         colorbar : bool, default=True
             Draw the colour bar of feature values.
+        order : sequence of str, default=None
+            Every feature once, in the order drawn (top first), for example
+            an importance table's index, so that a swarm of sampled rows is
+            ordered as the table of every row is; ``None`` orders by the
+            mean ``|φ|`` of the rows given.
 
         Returns
         -------
@@ -126,9 +133,7 @@ class BeeswarmDisplay:
             This display, with ``ax_``, ``figure_`` and the artists set.
         """
         phi = self.shapley_values
-        magnitude = phi.abs().mean(axis=0).to_numpy()
-        order = np.argsort(-magnitude, kind="stable")
-        shown, folded = split_top(list(phi.columns[order]), max_display)
+        shown, folded = split_top(_drawn_order(phi, order), max_display)
         rows = [(str(name), phi[name].to_numpy(dtype=np.float64)) for name in shown]
         if folded:
             rest = phi[folded].to_numpy(dtype=np.float64).sum(axis=1)
@@ -172,6 +177,7 @@ class BeeswarmDisplay:
         self.colorbar_ = None
         if colorbar and colored:
             self.colorbar_ = _feature_colorbar(figure, ax, cmap)
+        _style.fit_texts(ax)
         self.collections_, self.labels_ = collections, labels
         self.ax_, self.figure_ = ax, figure
         return self
@@ -205,6 +211,7 @@ class BeeswarmDisplay:
         max_display: int = 20,
         ax=None,
         raw_output: str | None = None,
+        order=None,
     ):
         """Draw the swarms of given Shapley values.
 
@@ -228,6 +235,8 @@ class BeeswarmDisplay:
             The axes to draw on; ``None`` creates a figure.
         raw_output : str, default=None
             What the explained output is, for the axis label.
+        order : sequence of str, default=None
+            Every feature once, in the order drawn; see :meth:`plot`.
 
         Returns
         -------
@@ -238,7 +247,7 @@ class BeeswarmDisplay:
         phi, name = select_output(shapley_frame(phi, feature_names, X), output)
         data = None if X is None else feature_frame(X, phi)
         display = cls(phi, data, output=name, raw_output=raw_output)
-        return display.plot(ax, max_display=max_display)
+        return display.plot(ax, max_display=max_display, order=order)
 
     @classmethod
     def from_explainer(
@@ -272,6 +281,23 @@ class BeeswarmDisplay:
             ax=ax,
             **about_output(explainer, output),
         )
+
+
+def _drawn_order(phi: pd.DataFrame, order) -> list:
+    """The features top first: ``order``, checked, or by mean ``|φ|``."""
+    features = list(phi.columns)
+    if order is None:
+        magnitude = phi.abs().mean(axis=0).to_numpy()
+        return [features[j] for j in np.argsort(-magnitude, kind="stable")]
+    order = list(order)
+    check_names(order, features, "features in order")
+    missing = [name for name in features if name not in set(order)]
+    if missing or len(set(order)) != len(order):
+        raise ValueError(
+            "order must name every feature exactly once; "
+            + (f"missing: {missing}." if missing else "it repeats some.")
+        )
+    return order
 
 
 def _swarm_offsets(values: np.ndarray, rng) -> np.ndarray:

@@ -159,6 +159,7 @@ class DependenceDisplay:
         ax.set_ylabel(_style.literal(f"Shapley value of {self.feature}"))
         _style.style_axes(ax, grid_axis="both")
         _style.set_output_title(ax, self.output)
+        _style.fit_texts(ax, colorbar=self.colorbar_)
         self.ax_, self.figure_ = ax, figure
         return self
 

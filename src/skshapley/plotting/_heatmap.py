@@ -103,7 +103,9 @@ class InteractionDisplay:
         shown = np.ma.masked_array(values, hidden.astype(bool))
         limit = float(np.abs(shown).max(fill_value=0.0)) or 1.0
         cmap = colormaps.get_cmap(cmap).with_extremes(bad=_style.BLANK)
-        self.image_ = ax.imshow(shown, cmap=cmap, vmin=-limit, vmax=limit)
+        self.image_ = ax.imshow(
+            shown, cmap=cmap, vmin=-limit, vmax=limit, aspect="auto"
+        )
         names = _style.literals(frame.columns)
         ax.set_xticks(
             np.arange(n_features),
@@ -130,7 +132,7 @@ class InteractionDisplay:
                     ax.text(
                         j,
                         i,
-                        _style.minus(f"{value:.2g}"),
+                        _style.minus(f"{_style.snap(value, limit) + 0.0:.2g}"),
                         ha="center",
                         va="center",
                         fontsize=9,
@@ -142,6 +144,8 @@ class InteractionDisplay:
         self.colorbar_.outline.set_visible(False)
         self.colorbar_.ax.tick_params(labelsize=9)
         _style.set_output_title(ax, self.output)
+        _style.fit_texts(ax, colorbar=self.colorbar_)
+        _fit_cells(ax, self.texts_, n_features)
         self.ax_, self.figure_ = ax, figure
         return self
 
@@ -252,3 +256,15 @@ class InteractionDisplay:
         output = first_output(explainer, output)
         frame = explainer.explain_interactions(X, output=output)
         return cls.from_values(frame, output=output, ax=ax, diagonal=diagonal)
+
+
+def _fit_cells(ax, texts, n_features: int) -> None:
+    """Smaller cell values if the widest would not fit in its cell."""
+    if not texts:
+        return
+    cell = ax.get_window_extent().width / n_features
+    widest = max(text.get_window_extent().width for text in texts)
+    if widest > 0.9 * cell:
+        size = texts[0].get_fontsize() * 0.9 * cell / widest
+        for text in texts:
+            text.set_fontsize(size)

@@ -129,6 +129,7 @@ class OutputImportanceDisplay:
         )
         _style.style_axes(ax)
         ax.legend(title="output", loc="lower right", frameon=False, fontsize=9)
+        _style.fit_texts(ax)
         self.labels_ = labels
         self.ax_, self.figure_ = ax, figure
         return self

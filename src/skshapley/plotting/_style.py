@@ -6,6 +6,8 @@ imported.
 """
 
 import math
+import re
+from itertools import pairwise
 from numbers import Integral, Real
 
 import numpy as np
@@ -25,6 +27,17 @@ GUIDE = "#7a7a7a"
 MUTED = "#555555"
 # Feature values, low to high: from NEGATIVE's blue through purple to POSITIVE.
 FEATURE_COLORS = (NEGATIVE, "#8b4fc4", POSITIVE)
+
+# Values within this fraction of a figure's scale are printed as 0: sums
+# of floats leave residues such as 5.551e-17 where the exact value is 0
+# (a probability's f(x), a folded row's sum), far below any shown digit.
+ZERO_SHARE = 1e-12
+
+# The most of a figure's width that row labels (y tick labels) may take,
+# and the most lines a label is broken into (rows are one line high, and
+# two lines of tick labels still fit in one).
+LABEL_SHARE = 0.42
+MAX_LINES = 2
 
 # Inches: figure width, height per row of features and the fixed part.
 WIDTH = 7.0
@@ -107,14 +120,23 @@ def output_label(raw_output: str | None) -> str:
     return literal(f"model output, {raw_output}")
 
 
-def format_value(value, digits: int = 3) -> str:
-    """A value, compactly: ``3``, ``0.0123``, ``1.5e+04``, ``red``."""
+def snap(value: float, scale: float) -> float:
+    """``value``, or 0.0 if it is within :data:`ZERO_SHARE` of ``scale``."""
+    return 0.0 if abs(value) <= ZERO_SHARE * abs(scale) else value
+
+
+def format_value(value, digits: int = 3, *, scale: float = 0.0) -> str:
+    """A value, compactly: ``3``, ``0.0123``, ``1.5e+04``, ``red``.
+
+    A number within :data:`ZERO_SHARE` of ``scale`` (the size of the
+    figure's numbers) is written ``0``.
+    """
     if isinstance(value, bool | np.bool_):
         return str(bool(value))
     if isinstance(value, Integral):
         return minus(str(int(value)))
     if isinstance(value, Real):
-        value = float(value)
+        value = snap(float(value), scale)
         if math.isnan(value):
             return "NaN"
         if value.is_integer() and abs(value) < 1e6:
@@ -123,9 +145,12 @@ def format_value(value, digits: int = 3) -> str:
     return str(value)
 
 
-def format_signed(value: float) -> str:
-    """A Shapley value with its sign: ``+1.23``, ``−0.0456``."""
-    return minus(f"{value:+.3g}")
+def format_signed(value: float, *, scale: float = 0.0) -> str:
+    """A Shapley value with its sign: ``+1.23``, ``−0.0456``, ``+0``.
+
+    A value within :data:`ZERO_SHARE` of ``scale`` is written ``+0``.
+    """
+    return minus(f"{snap(value, scale) + 0.0:+.3g}")
 
 
 def minus(text: str) -> str:
@@ -136,3 +161,129 @@ def minus(text: str) -> str:
 def other_label(n_other: int) -> str:
     """The row standing for the features not shown one by one."""
     return f"{n_other} other feature" + ("" if n_other == 1 else "s")
+
+
+def fit_texts(ax, *, label_share: float = LABEL_SHARE, colorbar=None) -> None:
+    """Break ``ax``'s long texts into lines so that they fit in the figure.
+
+    The y tick labels (the rows' names) take at most ``label_share`` of the
+    figure's width. Then the figure is laid out (constrained layout, if it
+    has one) so that the axes' place is known: the axis labels, and those
+    of ``colorbar``, take at most the room either side of their centre.
+    A label that still does not fit in :data:`MAX_LINES` lines ends in "…".
+    """
+    figure = ax.figure
+    bounds = figure.bbox
+    # Tick labels first: their size does not depend on the layout, which
+    # they would squeeze to nothing if they were too long.
+    _wrap_ticks(ax.yaxis, label_share * bounds.width)
+    # Slanted column labels (a heatmap's) reach down as far as rows reach
+    # in; on one line, as two would run into their neighbours (the full
+    # names are the rows').
+    if any(text.get_rotation() for text in ax.get_xticklabels()):
+        _wrap_ticks(ax.xaxis, label_share * bounds.height, max_lines=1)
+    figure.draw_without_rendering()
+    _thin_ticks(ax.xaxis)
+    axes = [ax] if colorbar is None else [ax, colorbar.ax]
+    for owner in axes:
+        for text, vertical in ((owner.xaxis.label, False), (owner.yaxis.label, True)):
+            if text.get_text():
+                _wrapped(text, _room(figure.bbox, owner.bbox, vertical=vertical))
+
+
+def _thin_ticks(axis) -> None:
+    """Fewer numeric ticks on ``axis`` while their labels touch each other.
+
+    matplotlib's default locator counts on short labels; numbers such as
+    ``−0.100`` on a narrow axes can run into each other.
+    """
+    from matplotlib.ticker import AutoLocator, MaxNLocator
+
+    if not isinstance(axis.get_major_locator(), AutoLocator | MaxNLocator):
+        return  # ticks placed by hand (names, categories): kept
+    for _ in range(3):
+        boxes = sorted(
+            (
+                text.get_window_extent()
+                for text in axis.get_ticklabels()
+                if text.get_text()
+            ),
+            key=lambda box: box.x0,
+        )
+        gaps = [b.x0 - a.x1 for a, b in pairwise(boxes)]
+        # At least about a character's width (half an em) between labels.
+        space = 0.5 * axis.get_ticklabels()[0].get_fontsize() * axis.figure.dpi / 72
+        if not gaps or min(gaps) > space:
+            return
+        axis.set_major_locator(MaxNLocator(nbins=max(len(boxes) // 2, 2)))
+        axis.figure.draw_without_rendering()
+
+
+def _wrap_ticks(axis, limit: float, *, max_lines: int = MAX_LINES) -> None:
+    """Break ``axis``' tick labels into lines of at most ``limit`` px.
+
+    Numeric ticks are never long, and are left with their locator.
+    """
+    texts = axis.get_ticklabels()
+    before = [text.get_text() for text in texts]
+    labels = [_wrapped(text, limit, max_lines) for text in texts]
+    if labels != before:
+        axis.set_ticks(axis.get_ticklocs(), labels)
+
+
+def _room(bounds, box, *, vertical: bool) -> float:
+    """Twice the distance from ``box``'s centre to ``bounds``' nearer edge."""
+    if vertical:
+        low, high, centre = bounds.y0, bounds.y1, (box.y0 + box.y1) / 2
+    else:
+        low, high, centre = bounds.x0, bounds.x1, (box.x0 + box.x1) / 2
+    # 4 % spare: the layout moves the axes a little once the text is broken.
+    return 0.96 * 2 * max(min(centre - low, high - centre), 0.0)
+
+
+def _wrapped(text, limit: float, max_lines: int = MAX_LINES) -> str:
+    """``text`` (a matplotlib Text) broken into lines of at most ``limit`` px.
+
+    Lines break after spaces, ``_``, ``-`` and ``/``; a longer word is cut;
+    past ``max_lines`` lines the text is cut and ends in "…". The text is
+    set to the result, which is returned.
+    """
+    original = text.get_text()
+    length = _length(text)
+    if length <= limit or len(original) < 2:
+        return original
+    width = max(int(len(original) * limit / length), 1)
+    while True:
+        lines = _lines(original, width)
+        if len(lines) > max_lines:
+            lines = lines[:max_lines]
+            lines[-1] = lines[-1][: max(width - 1, 1)].rstrip() + "\u2026"
+        text.set_text("\n".join(lines))
+        if _length(text) <= limit or width == 1:
+            return text.get_text()
+        width -= max(width // 8, 1)
+
+
+def _length(text) -> float:
+    """A text's extent along its direction (its height if it is vertical)."""
+    box = text.get_window_extent()
+    return box.height if 45 < text.get_rotation() % 180 < 135 else box.width
+
+
+def _lines(original: str, width: int) -> list[str]:
+    """``original`` greedily in lines of at most ``width`` characters."""
+    lines, line = [], ""
+    for word in re.findall(r"[^ _/-]*[ _/-]*", original):
+        while len(word) > width:
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(word[:width])
+            word = word[width:]
+        if line and len((line + word).rstrip()) > width:
+            lines.append(line)
+            line = word
+        else:
+            line += word
+    lines.append(line)
+    return [line.rstrip() for line in lines if line.strip()]

@@ -20,8 +20,12 @@ from ._inputs import (
 # the x range.
 _BAR_HEIGHT = 0.62
 _HEAD = 0.018
+# The most of the figure's width the rows' labels may take.
+_LABEL_SHARE = 0.5
 # The most of the axes' width a value label may take (longer ones overflow).
-_MAX_TEXT_SHARE = 0.35
+_MAX_TEXT_SHARE = 0.75
+# The most of it the widest texts on the left and on the right take together.
+_MAX_TEXT_SHARES = 0.9
 
 
 class WaterfallDisplay:
@@ -140,12 +144,13 @@ class WaterfallDisplay:
         low = min(base, float(ends.min()), float(starts.min()))
         high = max(base, float(ends.max()), float(starts.max()))
         span = high - low or max(abs(base), 1.0)
-        arrows, texts = _cascade(ax, starts, ends, head=_HEAD * span)
+        scale = max(abs(low), abs(high))
+        arrows, texts = _cascade(ax, starts, ends, head=_HEAD * span, scale=scale)
         # The base value under the bottom bar, f(x) over the top one.
         bottom, top = -1.1, n_rows - 0.1
         middle = (low + high) / 2
-        base_text = f"base value = {_style.format_value(base, 4)}"
-        prediction_text = f"f(x) = {_style.format_value(prediction, 4)}"
+        base_text = f"base value = {_style.format_value(base, 4, scale=scale)}"
+        prediction_text = f"f(x) = {_style.format_value(prediction, 4, scale=scale)}"
         half = _BAR_HEIGHT / 2
         texts += [
             _mark(ax, base, (bottom, -half), -0.8, base_text, right=base <= middle),
@@ -162,8 +167,16 @@ class WaterfallDisplay:
         ax.set_yticks(np.arange(n_rows), _style.literals(labels[::-1]))
         ax.set_xlabel(_style.output_label(self.raw_output).capitalize())
         _style.style_axes(ax)
-        _room_for_texts(ax, texts, low, low + span)
         _style.set_output_title(ax, self.output)
+        # Laid out with the rows' labels first: the texts' room is measured
+        # against the axes' final width. The labels may be wider than other
+        # displays' (names and values), so that values survive two lines.
+        _style.fit_texts(ax, label_share=_LABEL_SHARE)
+        # Twice: the new limits' tick labels move the axes a little.
+        for _ in range(2):
+            _room_for_texts(ax, texts, low, low + span)
+            figure.draw_without_rendering()
+        _keep_inside(ax, texts)
         self.arrows_ = arrows[::-1]
         self.labels_ = labels
         self.prediction_ = prediction
@@ -386,17 +399,18 @@ def _arrow(ax, y: float, start: float, end: float, head: float):
     return patch
 
 
-def _cascade(ax, starts, ends, *, head: float) -> tuple[list, list]:
+def _cascade(ax, starts, ends, *, head: float, scale: float) -> tuple[list, list]:
     """Arrows from each start to its end, bottom row first, with their values.
 
-    Dashed connectors join each arrow's end to the next one's start.
+    Dashed connectors join each arrow's end to the next one's start; values
+    within :data:`_style.ZERO_SHARE` of ``scale`` are written ``+0``.
     """
     arrows, texts = [], []
     for y, (start, end) in enumerate(zip(starts, ends, strict=True)):
         up = end >= start
         arrows.append(_arrow(ax, y, start, end, head))
         color = _style.POSITIVE if up else _style.NEGATIVE
-        text = _style.format_signed(end - start)
+        text = _style.format_signed(end - start, scale=scale)
         texts.append(_beside(ax, end, y, text, right=up, fontsize=9, color=color))
         if y + 1 < len(starts):
             half = _BAR_HEIGHT / 2
@@ -407,7 +421,7 @@ def _cascade(ax, starts, ends, *, head: float) -> tuple[list, list]:
 def _mark(ax, x: float, span: tuple, y_text: float, text: str, *, right: bool):
     """A dashed line at ``x`` over ``span`` of heights, labelled at ``y_text``."""
     _dashed(ax, x, *span, (4, 3))
-    return _beside(ax, x, y_text, text, right=right, fontsize=10, color="#222222")
+    return _beside(ax, x, y_text, text, right=right, fontsize=9, color="#222222")
 
 
 def _beside(ax, x: float, y: float, text: str, *, right: bool, **style):
@@ -450,13 +464,18 @@ def _room_for_texts(ax, texts, low: float, high: float) -> None:
         share = (text.get_window_extent().width + offset) / width
         leftward = text.get_horizontalalignment() == "right"
         needs.append((text.xy[0], min(1.2 * share + 0.02, _MAX_TEXT_SHARE), leftward))
+    # The widest text on each side; together they leave the data at least
+    # 1 - _MAX_TEXT_SHARES of the width (texts then cut short are moved in).
+    sides = [max([0.0] + [sh for _, sh, lw in needs if lw == side]) for side in (1, 0)]
+    scale = min(1.0, _MAX_TEXT_SHARES / max(sum(sides), 1e-12))
+    needs = [(x, share * scale, leftward) for x, share, leftward in needs]
 
     def limits(span: float) -> tuple[float, float]:
         left = min([low] + [x - share * span for x, share, lw in needs if lw])
         right = max([high] + [x + share * span for x, share, lw in needs if not lw])
         return left, right
 
-    fits, too_small = (high - low) / (1.0 - 2 * _MAX_TEXT_SHARE), high - low
+    fits, too_small = (high - low) / (1.0 - scale * sum(sides)), high - low
     for _ in range(40):
         middle = (fits + too_small) / 2
         left, right = limits(middle)
@@ -467,3 +486,20 @@ def _room_for_texts(ax, texts, low: float, high: float) -> None:
     left, right = limits(fits)
     spare = (fits - (right - left)) / 2
     ax.set_xlim(left - spare, right + spare)
+
+
+def _keep_inside(ax, texts) -> None:
+    """Move texts that still reach out of the axes back in, along their row.
+
+    :func:`_room_for_texts` gives each text at most :data:`_MAX_TEXT_SHARE`
+    of the width; a longer one (a narrow figure) would cross the frame into
+    the rows' labels or out of the figure.
+    """
+    box = ax.get_window_extent()
+    to_points = 72 / ax.figure.dpi
+    for text in texts:
+        extent = text.get_window_extent()
+        shift = max(box.x0 - extent.x0, 0.0) - max(extent.x1 - box.x1, 0.0)
+        if shift:
+            x, y = text.xyann
+            text.xyann = (x + shift * to_points, y)

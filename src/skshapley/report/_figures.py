@@ -50,8 +50,20 @@ def _canvas(width: float, height: float):
             figure.clear()
 
 
+# Names longer than this are broken into two lines in the rows' labels
+# (which take at most plotting's LABEL_SHARE of a figure's width): their
+# rows are made taller to hold them.
+_ONE_LINE_NAME = 24
+
+
 def _rows_height(n_rows: int, *, per_row: float = 0.3, extra: float = 1.3) -> float:
     return min(max(per_row * n_rows + extra, 3.0), 12.0)
+
+
+def _per_row(ex, one_line: float = 0.3) -> float:
+    """Inches per row: ``one_line``, or room for two lines with long names."""
+    longest = max(len(str(name)) for name in ex.phi_out.columns)
+    return one_line if longest <= _ONE_LINE_NAME else max(one_line, 0.42)
 
 
 def _output_kwargs(ex) -> dict:
@@ -69,8 +81,9 @@ def importance(ex, max_display: int) -> Markup:
     """Bars of mean |φ| with the signed mean."""
     from ..plotting import ImportanceDisplay
 
-    n_rows = min(ex.phi_out.shape[1], max_display)
-    with _canvas(5.8, _rows_height(n_rows)) as (figure, ax):
+    # One more row: the legend's.
+    n_rows = min(ex.phi_out.shape[1], max_display) + 1
+    with _canvas(5.8, _rows_height(n_rows, per_row=_per_row(ex))) as (figure, ax):
         ImportanceDisplay.from_values(
             ex.phi, max_display=max_display, ax=ax, **_output_kwargs(ex)
         )
@@ -83,7 +96,7 @@ def output_importance(ex, max_display: int) -> Markup:
 
     n_rows = min(ex.phi_out.shape[1], max_display)
     # Wider than the one-output bars: its axis label runs under the legend.
-    with _canvas(7.2, _rows_height(n_rows)) as (figure, ax):
+    with _canvas(7.2, _rows_height(n_rows, per_row=_per_row(ex))) as (figure, ax):
         OutputImportanceDisplay.from_values(
             ex.phi, max_display=max_display, ax=ax, raw_output=ex.raw_output
         )
@@ -116,16 +129,22 @@ def interaction_heatmap(ex, interactions, features: list) -> Markup:
 
 
 def beeswarm(ex, max_display: int) -> Markup:
-    """One dot per row and feature, coloured by the feature's value."""
+    """One dot per row and feature, coloured by the feature's value.
+
+    The dots may be a sample of the rows; the features are in the order of
+    every row's mean |φ|, as in the importance table and bars.
+    """
+    from .._importance import importance
     from ..plotting import BeeswarmDisplay
 
     n_rows = min(ex.phi_out.shape[1], max_display)
-    with _canvas(5.8, _rows_height(n_rows)) as (figure, ax):
+    with _canvas(5.8, _rows_height(n_rows, per_row=_per_row(ex))) as (figure, ax):
         BeeswarmDisplay.from_values(
             ex.phi.iloc[ex.plotted],
             ex.features.iloc[ex.plotted],
             max_display=max_display,
             ax=ax,
+            order=importance(ex.phi_out).index,
             **_output_kwargs(ex),
         )
         return png(figure, "Shapley values of every row, by feature", dpi=DPI)
@@ -165,7 +184,7 @@ def waterfall(ex, position: int, width: float, max_display: int = 10) -> Markup:
     from ..plotting import WaterfallDisplay
 
     n_rows = min(ex.phi_out.shape[1], max_display) + 1
-    height = _rows_height(n_rows, per_row=0.3, extra=1.2)
+    height = _rows_height(n_rows, per_row=_per_row(ex), extra=1.2)
     with _canvas(width, height) as (figure, ax):
         WaterfallDisplay.from_values(
             ex.phi.iloc[position],
@@ -191,7 +210,8 @@ def leave_one_out(shown, *, raw_output) -> Markup:
 
     n_rows = len(shown)
     y = np.arange(n_rows)[::-1]
-    with _canvas(6.4, _rows_height(n_rows, per_row=0.42)) as (figure, ax):
+    height = _rows_height(n_rows, per_row=0.42, extra=1.6)
+    with _canvas(6.4, height) as (figure, ax):
         pairs = (
             ("mean_abs_shapley", _style.NEUTRAL, "mean |Shapley value|", 0.19),
             ("mean_abs_loo", "#8b4fc4", "mean |leave-one-out value|", -0.19),
@@ -203,8 +223,10 @@ def leave_one_out(shown, *, raw_output) -> Markup:
         ax.set_xlabel(f"mean |value| (impact on {_style.output_label(raw_output)})")
         ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
         ax.set_axisbelow(True)
-        # Above the bars, whose lengths leave no corner free for sure.
-        ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncols=2)
+        # Above the bars, whose lengths leave no corner free for sure; in one
+        # column, as two can be wider than the axes beside long names.
+        ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0))
+        _style.fit_texts(ax)
         return png(
             figure,
             "Mean absolute leave-one-out and Shapley values per feature",

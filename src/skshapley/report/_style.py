@@ -97,7 +97,9 @@ figure {
   margin: 0; padding: 10px 10px 8px; border: 1px solid var(--line);
   border-radius: 8px; break-inside: avoid;
 }
-figure img { display: block; width: 100%; height: auto; margin: 0 auto; }
+/* Never wider than the column, never larger than drawn: scaled up, a
+   figure's text would outgrow the page's. */
+figure img { display: block; max-width: 100%; height: auto; margin: 0 auto; }
 figcaption { margin: 8px 4px 0; color: var(--muted); font-size: 13.5px; }
 figcaption strong { color: var(--text); font-weight: 600; }
 
@@ -122,9 +124,24 @@ footer {
     grid-template-columns: 1fr;
   }
 }
+/* Printing (or "print to PDF"): black text, no navigation, nothing split
+   across pages, link targets written out. */
 @media print {
+  @page { margin: 14mm 12mm; }
+  :root { --text: #000; --muted: #000; --faint: #333; --accent: #000; }
+  body { font-size: 10.5pt; }
+  .wrap { max-width: none; padding: 0; }
   header.page { background: none; }
+  header.page .wrap { padding-top: 0; }
   nav.toc { display: none; }
-  section { break-inside: avoid-page; }
+  section { margin-top: 24px; }
+  h2, h3 { break-after: avoid; }
+  figure, .card, tr { break-inside: avoid; }
+  a { text-decoration: underline; }
+  a[href^="http"]::after { content: " (" attr(href) ")"; font-size: 90%; }
+  /* Backgrounds carry meaning here (the table's bars): print them. */
+  .bar, .bar > span, code {
+    -webkit-print-color-adjust: exact; print-color-adjust: exact;
+  }
 }
 """
