@@ -183,7 +183,7 @@ class DecisionDisplay:
         # f(x) is read at the top, where the lines end: ticks there too.
         ax.tick_params(axis="x", top=True, labeltop=True, labelsize=8)
         ax.tick_params(
-            axis="y", length=0, labelsize=label_size(ax, n_lines, reserved=0.3)
+            axis="y", length=0, labelsize=label_size(ax, labels, reserved=0.3)
         )
         title(ax, self.output)
         self.features_, self.labels_ = features, labels

@@ -18,6 +18,10 @@ _OPTIMAL_ORDERING_UP_TO = 300
 _COLOR_QUANTILE = 0.99
 # Columns are labelled by the rows' index labels up to this many rows.
 _LABEL_ROWS_UP_TO = 20
+# The most of a figure's width the features' labels take (above it their
+# font shrinks), and a character's mean width in ems.
+_LABEL_SHARE = 0.45
+_CHAR_WIDTH = 0.6
 # Inches: height of the f(x) axes, and of a new figure beyond its rows.
 _F_HEIGHT = 0.75
 _EXTRA_HEIGHT = 1.6
@@ -171,7 +175,7 @@ default="similarity"
         ax.set_xlabel(_rows_label(row_order), wrap=True)
         ax.tick_params(length=0, labelsize=10)
         # Room under the lines: the rows' axis label and the colour bar.
-        size = label_size(ax, len(labels), reserved=0.5)
+        size = label_size(ax, labels, reserved=0.5)
         ax.tick_params(axis="y", labelsize=size)
         ax.spines[:].set_visible(False)
         self.colorbar_ = _colorbar(figure, ax, self.image_, drawn, limit)
@@ -327,17 +331,22 @@ def title(ax, output, note: str | None = None) -> None:
         ax.set_title("\n".join(lines), fontsize=12, loc="left", wrap=True)
 
 
-def label_size(ax, n_rows: int, *, reserved: float = 0.0) -> float:
-    """The font size of ``n_rows`` labels along ``ax``'s height, in points.
+def label_size(ax, labels: list[str], *, reserved: float = 0.0) -> float:
+    """The font size of ``labels`` along ``ax``'s height, in points.
 
     10 when there is room (a figure of its own has 0.36 in a row), smaller
-    on axes where rows are packed (a small figure, many features), so that
-    neighbouring labels never overlap; never below 6. ``reserved`` inches
-    of the axes' height will go to other things (a colour bar) once laid
-    out.
+    where rows are packed (a small figure, many features), so that
+    neighbouring labels never overlap, or where the longest label would take
+    more than _LABEL_SHARE of the figure's width; never below 6.
+    ``reserved`` inches of the axes' height will go to other things (a
+    colour bar) once laid out.
     """
-    inches = ax.get_position().height * ax.figure.get_figheight() - reserved
-    return float(np.clip(0.7 * 72 * inches / max(n_rows, 1), 6.0, 10.0))
+    figure = ax.figure
+    inches = ax.get_position().height * figure.get_figheight() - reserved
+    by_height = 0.7 * 72 * inches / max(len(labels), 1)
+    longest = max(len(label) for label in labels)
+    by_width = _LABEL_SHARE * 72 * figure.get_figwidth() / (_CHAR_WIDTH * longest)
+    return float(np.clip(min(by_height, by_width), 6.0, 10.0))
 
 
 def _predictions_axes(ax, n_lines: int):
