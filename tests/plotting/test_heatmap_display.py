@@ -27,7 +27,7 @@ def wine():
     return TreeExplainer(model.fit(X, names)).fit(), X.iloc[::3]
 
 
-def texts_outside(figure) -> list[str]:
+def outside_texts(figure) -> list[str]:
     """The drawn texts whose extent leaves the figure, per matplotlib's renderer."""
     figure.canvas.draw()
     renderer = figure.canvas.get_renderer()
@@ -170,7 +170,7 @@ def test_a_forest_and_many_features_folded():
     np.testing.assert_allclose(
         f_line(display), model.predict(X)[display.rows_], rtol=1e-9
     )
-    assert texts_outside(display.figure_) == []
+    assert outside_texts(display.figure_) == []
 
 
 def test_colours_are_symmetric_about_zero(diabetes):
@@ -239,7 +239,7 @@ def test_one_to_a_thousand_rows(n_rows):
     assert display.image_.get_array().shape == (4, n_rows)
     assert display.ax_.get_xlim() == (-0.5, n_rows - 0.5)
     assert display.f_ax_.get_xlim() == display.ax_.get_xlim()
-    assert texts_outside(display.figure_) == []
+    assert outside_texts(display.figure_) == []
 
 
 def test_axes_placed_by_hand_get_the_line_above_them():
@@ -270,7 +270,7 @@ def test_long_names_stay_inside_the_figure(size):
         raw_output="log-odds",
     )
     assert len(LONG[0]) == 40
-    assert texts_outside(display.figure_) == []
+    assert outside_texts(display.figure_) == []
 
 
 @pytest.mark.parametrize(
