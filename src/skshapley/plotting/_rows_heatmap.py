@@ -16,14 +16,18 @@ _OPTIMAL_ORDERING_UP_TO = 300
 # would otherwise wash every other one out to white. Cells beyond it take
 # the end colours (the colour bar's arrows).
 _COLOR_QUANTILE = 0.99
-# Columns are labelled by the rows' index labels up to this many rows.
+# Columns are labelled by the rows' index labels up to this many rows, if
+# each column has this many points of width.
 _LABEL_ROWS_UP_TO = 20
+_COLUMN_ROOM = 9.0
 # The most of a figure's width the features' labels take (above it their
 # font shrinks), and a character's mean width in ems.
 _LABEL_SHARE = 0.45
 _CHAR_WIDTH = 0.6
-# Inches: height of the f(x) axes, and of a new figure beyond its rows.
-_F_HEIGHT = 0.75
+# The f(x) axes take this share of the height they are drawn in, within
+# these bounds in inches; a new figure has this much more than its rows.
+_F_SHARE = 0.2
+_F_HEIGHT = (0.45, 0.75)
 _EXTRA_HEIGHT = 1.6
 
 
@@ -158,7 +162,7 @@ default="similarity"
         ax, figure = _style.prepare_axes(
             ax, "HeatmapDisplay.plot", (_style.WIDTH, height)
         )
-        self.f_ax_ = _predictions_axes(ax, len(labels))
+        self.f_ax_ = _predictions_axes(ax)
         magnitudes = np.abs(drawn)
         limit = float(np.quantile(magnitudes, _COLOR_QUANTILE, method="higher"))
         limit = limit or 1.0  # every drawn value is 0
@@ -170,13 +174,13 @@ default="similarity"
             aspect="auto",
             interpolation="nearest",
         )
-        ax.set_yticks(np.arange(len(labels)), _style.literals(labels))
-        _label_columns(ax, phi.index[rows])
-        ax.set_xlabel(_rows_label(row_order), wrap=True)
-        ax.tick_params(length=0, labelsize=10)
         # Room under the lines: the rows' axis label and the colour bar.
         size = label_size(ax, labels, reserved=0.5)
-        ax.tick_params(axis="y", labelsize=size)
+        ax.set_yticks(np.arange(len(labels)), _style.literals(labels), fontsize=size)
+        names_width = size * _CHAR_WIDTH * max(len(label) for label in labels)
+        _label_columns(ax, phi.index[rows], names_width=names_width)
+        ax.set_xlabel(_rows_label(row_order), wrap=True)
+        ax.tick_params(length=0)
         ax.spines[:].set_visible(False)
         self.colorbar_ = _colorbar(figure, ax, self.image_, drawn, limit)
         self.colorbar_.set_label(
@@ -349,14 +353,15 @@ def label_size(ax, labels: list[str], *, reserved: float = 0.0) -> float:
     return float(np.clip(min(by_height, by_width), 6.0, 10.0))
 
 
-def _predictions_axes(ax, n_lines: int):
+def _predictions_axes(ax):
     """Axes for f(x) above ``ax``, sharing its x axis.
 
-    They take the top of ``ax``'s cell of the layout (about _F_HEIGHT inches
-    over lines of _style.ROW_HEIGHT), so that constrained layout places
-    both; axes placed by hand get them on top of their area instead.
+    They take the top of ``ax``'s cell of the layout, so that constrained
+    layout places both; axes placed by hand get them on top of their area.
     """
-    share = _F_HEIGHT / (_style.ROW_HEIGHT * max(n_lines, 3))
+    height = ax.get_position().height * ax.figure.get_figheight()
+    f_height = float(np.clip(_F_SHARE * height, *_F_HEIGHT))
+    share = f_height / max(height - f_height, f_height)
     spec = ax.get_subplotspec()
     if spec is None:
         return ax.inset_axes([0.0, 1.0 + 0.15 * share, 1.0, share], sharex=ax)
@@ -423,13 +428,20 @@ def _rows_label(row_order) -> str:
     return "rows (in the order given)"
 
 
-def _label_columns(ax, labels) -> None:
-    """Columns labelled by their rows' index labels, when there are few."""
-    if len(labels) > _LABEL_ROWS_UP_TO:
+def _label_columns(ax, labels, *, names_width: float) -> None:
+    """Columns labelled by their rows' index labels, when there is room.
+
+    ``names_width`` (points) of the axes' width will go to the features'
+    names; the labels, upright, need about a line's height each.
+    """
+    width = ax.get_position().width * ax.figure.get_figwidth() * 72 - names_width
+    room = width / len(labels)
+    if len(labels) > _LABEL_ROWS_UP_TO or room < _COLUMN_ROOM:
         ax.set_xticks([])
         return
     texts = [_style.literal(_style.format_value(label)) for label in labels]
-    ax.set_xticks(np.arange(len(labels)), texts, rotation=90, fontsize=8)
+    size = min(8.0, 0.7 * room)
+    ax.set_xticks(np.arange(len(labels)), texts, rotation=90, fontsize=size)
 
 
 def _diverging():
