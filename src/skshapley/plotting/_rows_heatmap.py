@@ -187,7 +187,6 @@ default="similarity"
             _style.shapley_label(self.raw_output), fontsize=9, wrap=True
         )
         self._draw_predictions(values[rows])
-        ax.set_xlim(-0.5, len(rows) - 0.5)  # the f(x) line must not widen it
         note = f"{len(rows)} of {len(phi)} rows, sampled at random" if sampled else None
         title(self.f_ax_, self.output, note)
         self.features_, self.rows_ = labels, rows
