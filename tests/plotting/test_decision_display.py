@@ -73,6 +73,10 @@ def test_lines_climb_from_the_base_value_to_the_prediction(diabetes):
     ]
     assert set(base_line.get_xdata()) == {base}
     assert display.ax_.get_xlabel() == "model output"
+    # Every line inside the axes, clear of their edges.
+    low, high = display.ax_.get_xlim()
+    assert low < xdata(display).min()
+    assert xdata(display).max() < high
 
 
 def test_logit_draws_the_probabilities_of_the_model(cancer):

@@ -172,9 +172,6 @@ class DecisionDisplay:
         labels = self._labels(shown, features)
         ax.set_yticks(y[:-1] + 0.5, _style.literals(labels[::-1]))
         ax.set_ylim(0, n_lines)
-        low, high = min(float(x.min()), squash(base)), max(float(x.max()), squash(base))
-        margin = 0.05 * ((high - low) or max(abs(high), 1.0))
-        ax.set_xlim(low - margin, high + margin)
         ax.set_xlabel(
             "probability" if link == "logit" else _style.output_label(self.raw_output),
             wrap=True,
