@@ -253,9 +253,7 @@ def test_axes_placed_by_hand_get_the_line_above_them():
 LONG = [f"{'a very long feature name':<36}{j:04d}".replace(" ", "_") for j in range(6)]
 
 
-@pytest.mark.parametrize(
-    "size", [None, (7.2, 6.0), (5.8, 4.0), (3.8, 3.0), (3.0, 3.0)]
-)
+@pytest.mark.parametrize("size", [None, (7.2, 6.0), (5.8, 4.0), (3.8, 3.0), (3.0, 3.0)])
 def test_long_names_stay_inside_the_figure(size):
     rng = np.random.default_rng(0)
     phi = pd.DataFrame(rng.normal(size=(300, 6)), columns=LONG)
