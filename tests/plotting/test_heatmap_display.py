@@ -187,6 +187,8 @@ def test_colours_are_symmetric_about_zero(diabetes):
     small = HeatmapDisplay.from_values(np.array([[1.0, -3.0], [0.5, 2.0]]))
     assert small.image_.get_clim() == (-3.0, 3.0)
     assert small.colorbar_.extend == "neither"
+    zeros = HeatmapDisplay.from_values(np.zeros((3, 2)))
+    assert zeros.image_.get_clim() == (-1.0, 1.0)  # a scale, though all is white
 
 
 def test_one_output_of_several_by_its_name(wine):

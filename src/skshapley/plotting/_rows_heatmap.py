@@ -121,7 +121,7 @@ class HeatmapDisplay:
         ----------
         ax : matplotlib.axes.Axes, default=None
             The axes of the heatmap; ``None`` creates a figure. The f(x)
-            axes are added above it, inside its area.
+            axes take the top of its place in the figure's layout.
         max_display : int, default=10
             The most lines drawn. With more features, those of smallest
             mean ``|φ|`` (over all the rows) are folded into one last line,
