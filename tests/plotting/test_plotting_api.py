@@ -12,7 +12,9 @@ import pytest
 import skshapley.plotting
 from skshapley.plotting import (
     BeeswarmDisplay,
+    DecisionDisplay,
     DependenceDisplay,
+    HeatmapDisplay,
     ImportanceDisplay,
     InteractionDisplay,
     OutputImportanceDisplay,
@@ -21,7 +23,9 @@ from skshapley.plotting import (
 
 DISPLAYS = [
     BeeswarmDisplay,
+    DecisionDisplay,
     DependenceDisplay,
+    HeatmapDisplay,
     ImportanceDisplay,
     InteractionDisplay,
     OutputImportanceDisplay,
@@ -58,6 +62,8 @@ def test_importing_the_module_does_not_import_matplotlib():
         lambda: WaterfallDisplay.from_values(np.ones(2), 0.0),
         lambda: InteractionDisplay.from_values(np.ones((2, 2))),
         lambda: OutputImportanceDisplay.from_values(np.ones((2, 2))),
+        lambda: HeatmapDisplay.from_values(np.ones((2, 2))),
+        lambda: DecisionDisplay.from_values(np.ones((2, 2)), 0.0),
         lambda: WaterfallDisplay(pd.Series({"a": 1.0}), 0.0).plot(),
     ],
 )

@@ -10,14 +10,18 @@ display is built.
 
 from ._bar import ImportanceDisplay
 from ._beeswarm import BeeswarmDisplay
+from ._decision import DecisionDisplay
 from ._dependence import DependenceDisplay
 from ._heatmap import InteractionDisplay
 from ._outputs_bar import OutputImportanceDisplay
+from ._rows_heatmap import HeatmapDisplay
 from ._waterfall import WaterfallDisplay
 
 __all__ = [
     "BeeswarmDisplay",
+    "DecisionDisplay",
     "DependenceDisplay",
+    "HeatmapDisplay",
     "ImportanceDisplay",
     "InteractionDisplay",
     "OutputImportanceDisplay",
