@@ -9,7 +9,7 @@ plt = pytest.importorskip("matplotlib.pyplot")
 from matplotlib.colors import to_rgba  # noqa: E402
 
 # The lead switches this to clip16's tests/plotting/text_bounds.py at merge.
-from plotting.test_heatmap_display import outside_texts  # noqa: E402
+from plotting.text_bounds import outside_texts  # noqa: E402
 from sklearn.datasets import load_breast_cancer, load_iris  # noqa: E402
 from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: E402
 

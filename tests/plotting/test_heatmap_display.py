@@ -6,7 +6,7 @@ import pytest
 
 plt = pytest.importorskip("matplotlib.pyplot")
 
-from matplotlib.text import Text  # noqa: E402
+from plotting.text_bounds import outside_texts  # noqa: E402
 from scipy.cluster.hierarchy import leaves_list, linkage  # noqa: E402
 from sklearn.datasets import load_wine  # noqa: E402
 from sklearn.ensemble import (  # noqa: E402
@@ -25,41 +25,6 @@ def wine():
     names = np.array(["barolo", "grignolino", "barbera"])[y]
     model = GradientBoostingClassifier(n_estimators=10, max_depth=2, random_state=0)
     return TreeExplainer(model.fit(X, names)).fit(), X.iloc[::3]
-
-
-def outside_texts(figure) -> list[str]:
-    """The drawn texts whose extent leaves the figure, per matplotlib's renderer."""
-    figure.canvas.draw()
-    renderer = figure.canvas.get_renderer()
-    unseen = hidden_tick_labels(figure)
-    bounds = figure.bbox
-    outside = []
-    for text in figure.findobj(Text):
-        if not text.get_visible() or not text.get_text() or id(text) in unseen:
-            continue
-        box = text.get_window_extent(renderer)
-        # Half a pixel: extents are rounded to pixels.
-        if (
-            box.x0 < bounds.x0 - 0.5
-            or box.x1 > bounds.x1 + 0.5
-            or box.y0 < bounds.y0 - 0.5
-            or box.y1 > bounds.y1 + 0.5
-        ):
-            outside.append(text.get_text())
-    return outside
-
-
-def hidden_tick_labels(figure) -> set[int]:
-    """The ids of tick labels left undrawn: their ticks are outside the view."""
-    hidden = set()
-    for ax in figure.axes:
-        for axis in (ax.xaxis, ax.yaxis):
-            low, high = sorted(axis.get_view_interval())
-            span = high - low
-            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
-                if not low - 1e-9 * span <= tick.get_loc() <= high + 1e-9 * span:
-                    hidden |= {id(tick.label1), id(tick.label2)}
-    return hidden
 
 
 def expected_image(phi: pd.DataFrame, rows, n_shown: int) -> np.ndarray:

@@ -6,14 +6,13 @@ import pandas as pd
 from . import _style
 from ._inputs import (
     about_output,
+    base_value_of,
     feature_frame,
     outputs_of,
     select_output,
     shapley_frame,
     split_top,
 )
-from ._rows_heatmap import label_size, title
-from ._waterfall import _base_value
 
 _LINKS = ("identity", "logit")
 # Lines: width and opacity for few rows, and from how many rows they thin
@@ -180,9 +179,11 @@ class DecisionDisplay:
         # f(x) is read at the top, where the lines end: ticks there too.
         ax.tick_params(axis="x", top=True, labeltop=True, labelsize=8)
         ax.tick_params(
-            axis="y", length=0, labelsize=label_size(ax, labels, reserved=0.3)
+            axis="y",
+            length=0,
+            labelsize=_style.row_label_size(ax, labels, reserved=0.3),
         )
-        title(ax, self.output)
+        _style.set_output_title(ax, self.output)
         self.features_, self.labels_ = features, labels
         self.ax_, self.figure_ = ax, figure
         return self
@@ -292,7 +293,7 @@ default=None
         data = None if feature_values is None else feature_frame(feature_values, phi)
         display = cls(
             phi,
-            _base_value(base_value, name, outputs),
+            base_value_of(base_value, name, outputs),
             feature_values=data,
             output=name,
             raw_output=raw_output,

@@ -3,7 +3,7 @@
 Every check raises an error that names the input and what was expected.
 """
 
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
@@ -256,3 +256,27 @@ def interaction_values(interactions, output=None) -> tuple[np.ndarray, list, obj
     if not np.isfinite(values).all():
         raise ValueError("interactions contains NaN or infinity.")
     return values.reshape(-1, n_players, n_players), players, name
+
+
+def base_value_of(base_value, output, outputs) -> float:
+    """The shown output's base value, as a finite float."""
+    if isinstance(base_value, pd.Series):
+        if outputs is None:
+            if len(base_value) != 1:
+                raise ValueError(
+                    "base_value has "
+                    f"{len(base_value)} outputs and the Shapley values one."
+                )
+            base_value = base_value.iloc[0]
+        else:
+            key = chosen_output(base_value.index, output, whose="base_value's")
+            base_value = base_value[key]
+    elif not isinstance(base_value, Real | np.ndarray) or np.ndim(base_value) != 0:
+        raise ValueError(
+            "base_value must be a number, or a Series by output (an explainer's "
+            f"expected_value_); got {type(base_value).__name__}."
+        )
+    value = float(base_value)
+    if not np.isfinite(value):
+        raise ValueError(f"base_value must be finite, got {value}.")
+    return value

@@ -5,8 +5,14 @@ from numbers import Integral
 import numpy as np
 
 from . import _style
-from ._inputs import about_output, outputs_of, select_output, shapley_frame, split_top
-from ._waterfall import _base_value
+from ._inputs import (
+    about_output,
+    base_value_of,
+    outputs_of,
+    select_output,
+    shapley_frame,
+    split_top,
+)
 
 _ROW_ORDERS = ("similarity", "prediction")
 # Optimal leaf ordering costs O(n³): 0.04 s at 200 rows, 4 s at 1000.
@@ -20,10 +26,6 @@ _COLOR_QUANTILE = 0.99
 # each column has this many points of width.
 _LABEL_ROWS_UP_TO = 20
 _COLUMN_ROOM = 9.0
-# The most of a figure's width the features' labels take (above it their
-# font shrinks), and a character's mean width in ems.
-_LABEL_SHARE = 0.45
-_CHAR_WIDTH = 0.6
 # The f(x) axes take this share of the height they are drawn in, within
 # these bounds in inches; a new figure has this much more than its rows.
 _F_SHARE = 0.2
@@ -175,9 +177,9 @@ default="similarity"
             interpolation="nearest",
         )
         # Room under the lines: the rows' axis label and the colour bar.
-        size = label_size(ax, labels, reserved=0.5)
+        size = _style.row_label_size(ax, labels, reserved=0.5)
         ax.set_yticks(np.arange(len(labels)), _style.literals(labels), fontsize=size)
-        names_width = size * _CHAR_WIDTH * max(len(label) for label in labels)
+        names_width = size * _style.CHAR_WIDTH * max(len(label) for label in labels)
         _label_columns(ax, phi.index[rows], names_width=names_width)
         ax.set_xlabel(_rows_label(row_order), wrap=True)
         ax.tick_params(length=0)
@@ -188,7 +190,7 @@ default="similarity"
         )
         self._draw_predictions(values[rows])
         note = f"{len(rows)} of {len(phi)} rows, sampled at random" if sampled else None
-        title(self.f_ax_, self.output, note)
+        _style.set_output_title(self.f_ax_, self.output, note)
         self.features_, self.rows_ = labels, rows
         self.ax_, self.figure_ = ax, figure
         return self
@@ -266,7 +268,7 @@ default="similarity"
         outputs = outputs_of(phi.columns)
         phi, name = select_output(phi, output)
         if base_value is not None:
-            base_value = _base_value(base_value, name, outputs)
+            base_value = base_value_of(base_value, name, outputs)
         display = cls(phi, base_value, output=name, raw_output=raw_output)
         return display.plot(
             ax, max_display=max_display, row_order=row_order, max_rows=max_rows
@@ -319,37 +321,6 @@ default="similarity"
             ax=ax,
             **about_output(explainer, output),
         )
-
-
-def title(ax, output, note: str | None = None) -> None:
-    """The title: the output shown, when one of several, and ``note``.
-
-    Wrapped at the figure's edge: a long output name or a narrow figure
-    never pushes it out.
-    """
-    lines = [] if output is None else [_style.literal(f"output: {output}")]
-    if note:
-        lines.append(note)
-    if lines:
-        ax.set_title("\n".join(lines), fontsize=12, loc="left", wrap=True)
-
-
-def label_size(ax, labels: list[str], *, reserved: float = 0.0) -> float:
-    """The font size of ``labels`` along ``ax``'s height, in points.
-
-    10 when there is room (a figure of its own has 0.36 in a row), smaller
-    where rows are packed (a small figure, many features), so that
-    neighbouring labels never overlap, or where the longest label would take
-    more than _LABEL_SHARE of the figure's width; never below 6.
-    ``reserved`` inches of the axes' height will go to other things (a
-    colour bar) once laid out.
-    """
-    figure = ax.figure
-    inches = ax.get_position().height * figure.get_figheight() - reserved
-    by_height = 0.7 * 72 * inches / max(len(labels), 1)
-    longest = max(len(label) for label in labels)
-    by_width = _LABEL_SHARE * 72 * figure.get_figwidth() / (_CHAR_WIDTH * longest)
-    return float(np.clip(min(by_height, by_width), 6.0, 10.0))
 
 
 def _predictions_axes(ax):

@@ -37,6 +37,10 @@ ZERO_SHARE = 1e-12
 # and the most lines a label is broken into (rows are one line high, and
 # two lines of tick labels still fit in one).
 LABEL_SHARE = 0.42
+# The most of a figure's width that row labels sized by row_label_size take
+# (above it their font shrinks), and a character's mean width in ems.
+HEATMAP_LABEL_SHARE = 0.45
+CHAR_WIDTH = 0.6
 MAX_LINES = 2
 
 # Inches: figure width, height per row of features and the fixed part.
@@ -102,10 +106,17 @@ def literals(texts) -> list[str]:
     return [literal(text) for text in texts]
 
 
-def set_output_title(ax, output) -> None:
-    """Title ``output: <name>`` when one of several outputs is shown."""
-    if output is not None:
-        ax.set_title(literal(f"output: {output}"), fontsize=12, loc="left")
+def set_output_title(ax, output, note: str | None = None) -> None:
+    """The title: the output shown, when one of several, and ``note``.
+
+    Wrapped at the figure's edge: a long output name or a narrow figure
+    never pushes it out.
+    """
+    lines = [] if output is None else [literal(f"output: {output}")]
+    if note:
+        lines.append(note)
+    if lines:
+        ax.set_title("\n".join(lines), fontsize=12, loc="left", wrap=True)
 
 
 def shapley_label(raw_output: str | None) -> str:
@@ -287,3 +298,21 @@ def _lines(original: str, width: int) -> list[str]:
             line += word
     lines.append(line)
     return [line.rstrip() for line in lines if line.strip()]
+
+
+def row_label_size(ax, labels: list[str], *, reserved: float = 0.0) -> float:
+    """The font size of ``labels`` along ``ax``'s height, in points.
+
+    10 when there is room (a figure of its own has 0.36 in a row), smaller
+    where rows are packed (a small figure, many features), so that
+    neighbouring labels never overlap, or where the longest label would take
+    more than HEATMAP_LABEL_SHARE of the figure's width; never below 6.
+    ``reserved`` inches of the axes' height will go to other things (a
+    colour bar) once laid out.
+    """
+    figure = ax.figure
+    inches = ax.get_position().height * figure.get_figheight() - reserved
+    by_height = 0.7 * 72 * inches / max(len(labels), 1)
+    longest = max(len(label) for label in labels)
+    by_width = HEATMAP_LABEL_SHARE * 72 * figure.get_figwidth() / (CHAR_WIDTH * longest)
+    return float(np.clip(min(by_height, by_width), 6.0, 10.0))

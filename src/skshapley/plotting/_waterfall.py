@@ -1,14 +1,12 @@
 """WaterfallDisplay: one prediction, from the base value to f(x)."""
 
-from numbers import Real
-
 import numpy as np
 import pandas as pd
 
-from .._outputs import chosen_output
 from . import _style
 from ._inputs import (
     about_output,
+    base_value_of,
     feature_frame,
     outputs_of,
     select_output,
@@ -242,7 +240,7 @@ class WaterfallDisplay:
         values = phi.iloc[0]
         if x_row is not None:
             x_row = _row_values(x_row, phi)
-        base = _base_value(base_value, name, outputs)
+        base = base_value_of(base_value, name, outputs)
         display = cls(
             values, base, feature_values=x_row, output=name, raw_output=raw_output
         )
@@ -354,29 +352,6 @@ def _row_values(x_row, phi: pd.DataFrame) -> pd.Series:
             f"per feature, {phi.shape[1]}."
         )
     return pd.Series(x_row, index=phi.columns)
-
-
-def _base_value(base_value, output, outputs) -> float:
-    """The shown output's base value, as a finite float."""
-    if isinstance(base_value, pd.Series):
-        if outputs is None:
-            if len(base_value) != 1:
-                raise ValueError(
-                    f"base_value has {len(base_value)} outputs and phi_row one."
-                )
-            base_value = base_value.iloc[0]
-        else:
-            key = chosen_output(base_value.index, output, whose="base_value's")
-            base_value = base_value[key]
-    elif not isinstance(base_value, Real | np.ndarray) or np.ndim(base_value) != 0:
-        raise ValueError(
-            "base_value must be a number, or a Series by output (an explainer's "
-            f"expected_value_); got {type(base_value).__name__}."
-        )
-    value = float(base_value)
-    if not np.isfinite(value):
-        raise ValueError(f"base_value must be finite, got {value}.")
-    return value
 
 
 def _arrow(ax, y: float, start: float, end: float, head: float):
