@@ -110,7 +110,7 @@ def test_quadrature_of_interventional_trees_and_fixed_points(tmp_path):
     path = report(interventional, X.iloc[:10], tmp_path / "i.html", top_k=0)
     source = path.read_text(encoding="utf-8")
     run = facts(source, "This explanation")
-    assert run["Quadrature used"].startswith("1 points per tree (fixed)")
+    assert run["Quadrature used"].startswith("1 point per tree (fixed)")
     assert "no error bound" in run["Quadrature used"]
     assert "the summary says how many were used" in source
 

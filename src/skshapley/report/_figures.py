@@ -198,6 +198,64 @@ def waterfall(ex, position: int, width: float, max_display: int = 10) -> Markup:
         return png(figure, f"Waterfall of row {label}", dpi=DPI)
 
 
+# Features drawn in the heatmap and the decision plot (the others are
+# folded into one line), and the rows of the decision plot besides the
+# waterfalls' rows: enough to show the spread of paths, few enough that
+# each stays visible.
+_ROWS_FIGURE_FEATURES = 12
+_DECISION_ROWS = 100
+
+
+def rows_heatmap(ex, max_display: int) -> Markup:
+    """Every row's Shapley values, rows ordered by similarity; f(x) above.
+
+    Features are ordered by every row's mean |φ| (as in the table); the
+    columns are at most 1,000 rows, a seeded sample beyond.
+    """
+    from ..plotting import HeatmapDisplay
+
+    n_lines = min(ex.phi_out.shape[1], max_display, _ROWS_FIGURE_FEATURES)
+    height = _rows_height(n_lines, per_row=_per_row(ex, 0.32), extra=2.4)
+    with _canvas(7.4, height) as (figure, ax):
+        HeatmapDisplay.from_values(
+            ex.phi,
+            base_value=ex.expected_value,
+            max_display=n_lines,
+            ax=ax,
+            **_output_kwargs(ex),
+        )
+        return png(figure, "Shapley values of every row and feature", dpi=DPI)
+
+
+def decision(ex, positions: list) -> Markup:
+    """Paths from the base value to f(x): the rows at ``positions`` in bold.
+
+    Behind them, up to 100 of the plotted rows; log-odds are shown on the
+    probability scale.
+    """
+    import numpy as np
+
+    from ..plotting import DecisionDisplay
+
+    step = max(len(ex.plotted) // _DECISION_ROWS, 1)
+    others = [p for p in ex.plotted[::step][:_DECISION_ROWS] if p not in positions]
+    rows = [*others, *positions]
+    n_lines = min(ex.phi_out.shape[1], _ROWS_FIGURE_FEATURES)
+    height = _rows_height(n_lines, per_row=_per_row(ex, 0.32), extra=1.8)
+    link = "logit" if ex.raw_output == "log-odds" else "identity"
+    with _canvas(7.4, height) as (figure, ax):
+        DecisionDisplay.from_values(
+            ex.phi.iloc[rows],
+            ex.expected_value,
+            max_display=n_lines,
+            link=link,
+            highlight=np.arange(len(others), len(rows)),
+            ax=ax,
+            **_output_kwargs(ex),
+        )
+        return png(figure, "Decision plot of the rows shown", dpi=DPI)
+
+
 def leave_one_out(shown, *, raw_output) -> Markup:
     """Mean |φ| and mean |LOO| per feature, as pairs of horizontal bars.
 

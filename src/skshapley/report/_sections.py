@@ -170,7 +170,21 @@ def global_(ex, max_display: int) -> Markup:
         _figure(_figures.beeswarm(ex, max_display), None),
         class_="figures two",
     )
-    return section("global", lead, figures)
+    heatmap_lead = element(
+        "p",
+        "The heatmap: one column per row, one line per feature, coloured by "
+        "its Shapley value (red raises the prediction, blue lowers it); rows "
+        "whose explanations are alike sit together, and the line above is "
+        "each row's f(x). It shows groups of rows explained alike, which "
+        "averages hide.",
+        class_="lead",
+    )
+    heatmap = element(
+        "div",
+        _figure(_figures.rows_heatmap(ex, max_display), None),
+        class_="figures one",
+    )
+    return section("global", lead, figures, heatmap_lead, heatmap)
 
 
 def dependence(ex, features, top_k: int, interactions=None) -> Markup:
@@ -312,7 +326,25 @@ def waterfalls(ex, rows: list, probability=None) -> Markup:
             )
         )
     grid = element("div", *figures, class_=f"figures {columns}")
-    return section("waterfalls", lead, grid)
+    scale = (
+        " on the probability scale (the log-odds through the sigmoid)"
+        if ex.raw_output == "log-odds"
+        else ""
+    )
+    decision_lead = element(
+        "p",
+        "The decision plot follows the same rows (bold) and up to 100 others "
+        "from the base value at the bottom, adding one feature's Shapley value "
+        f"per line, to their prediction at the top{scale}. Paths that part "
+        "early differ in their most important features.",
+        class_="lead",
+    )
+    decision = element(
+        "div",
+        _figure(_figures.decision(ex, [position for _, position in rows]), None),
+        class_="figures one",
+    )
+    return section("waterfalls", lead, grid, decision_lead, decision)
 
 
 def about(explainer, ex, versions: dict, generated: str, notes=()) -> Markup:

@@ -94,15 +94,16 @@ def _quadrature(explainer, points) -> str:
     points = np.atleast_1d(points)
     low, high = int(points.min()), int(points.max())
     counted = f"{low}–{high}" if low != high else f"{high}"
+    counted += " point" if high == 1 else " points"
     bound = explainer.quadrature_error_bound_
     if bound == 0:
-        return f"{counted} points per {unit}, exact"
+        return f"{counted} per {unit}, exact"
     if bound is None:
         return (
-            f"{counted} points per {unit} (fixed), fewer than the exact rule "
+            f"{counted} per {unit} (fixed), fewer than the exact rule "
             "of some: approximate, no error bound computed"
         )
-    return f"{counted} points per {unit}, error ≤ {format_number(bound, 2)}"
+    return f"{counted} per {unit}, error ≤ {format_number(bound, 2)}"
 
 
 def _card(label, value, detail) -> Markup:

@@ -351,7 +351,8 @@ class TreeExplainer(BaseExplainer):
         -------
         facts : dict of str to str
             The explainer, model, output and features, and the trees, the
-            value function, its background data and the quadrature points.
+            value function, its background data and the quadrature rule (the
+            points each tree uses are ``n_quadrature_points_``).
         """
         facts = {**super().describe(), "trees": str(self.ensemble_.n_trees)}
         if self.feature_perturbation == "interventional":
@@ -364,8 +365,11 @@ class TreeExplainer(BaseExplainer):
                 ),
                 "background data": f"{self.n_background_} rows",
             }
-        points = self.n_quadrature_points_
-        rule = "exact" if self.n_quadrature_points == "auto" else "fixed"
+        rule = (
+            "auto: each tree's exact rule, enough points for its deepest path"
+            if self.n_quadrature_points == "auto"
+            else f"{self.n_quadrature_points} per tree (fixed)"
+        )
         return {
             **facts,
             "value function": (
@@ -373,11 +377,7 @@ class TreeExplainer(BaseExplainer):
                 "follows both branches of its splits, weighted by training cover"
             ),
             "background data": "none: the trees' training covers play its part",
-            "quadrature points": (
-                f"{points.min()}–{points.max()} per tree ({rule})"
-                if points.min() != points.max()
-                else f"{points.max()} per tree ({rule})"
-            ),
+            "quadrature points": rule,
         }
 
     def _prepared(self, X):
