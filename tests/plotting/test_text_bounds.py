@@ -272,8 +272,10 @@ def _report_figures(monkeypatch, explainer, X, tmp_path, **kwargs) -> dict:
     def checking_png(figure, alt, *, dpi):
         checked[alt] = (outside_texts(figure), overlapping_texts(figure))
         ax = figure.axes[0]
-        by_height = zip(ax.get_yticks(), ax.get_yticklabels(), strict=True)
-        checked[alt + " labels"] = [  # top first
+        # Top first on the screen (a heatmap's y axis points down).
+        height = [ax.transData.transform((0, y))[1] for y in ax.get_yticks()]
+        by_height = zip(height, ax.get_yticklabels(), strict=True)
+        checked[alt + " labels"] = [
             text.get_text() for _, text in sorted(by_height, key=lambda t: -t[0])
         ]
         checked[alt + " dots"] = [
@@ -319,7 +321,7 @@ def test_no_report_figure_has_a_text_outside_or_overlapping(
     assert {alt: found for alt, found in texts.items() if found != ([], [])} == {}
 
 
-def test_table_bars_and_beeswarm_share_the_order_of_every_row(monkeypatch, tmp_path):
+def test_table_bars_beeswarm_and_heatmap_share_the_order_of_every_row(monkeypatch, tmp_path):
     """10,000 rows: the beeswarm's sample alone would order them otherwise.
 
     A linear model explained against one background row of zeros has
@@ -347,7 +349,8 @@ def test_table_bars_and_beeswarm_share_the_order_of_every_row(monkeypatch, tmp_p
     bars = checked["Mean absolute Shapley value per feature labels"]
     swarm = checked["Shapley values of every row, by feature labels"]
     sampled = checked["Shapley values of every row, by feature dots"]
+    heatmap = checked["Shapley values of every row and feature labels"]
     assert table[0] == "a"
     # The beeswarm's dots are a sample, whose own order starts with b or c.
     assert max(sampled) > 1 + 5e-5
-    assert table == bars == swarm
+    assert table == bars == swarm == heatmap

@@ -98,9 +98,10 @@ def check_report(
 
 
 def n_figures(n_features: int, n_rows: int, top_k: int = 4, n_outputs=1) -> int:
-    """Bars + beeswarm, the dependence plots, a waterfall per distinct prediction;
-    the overview of every output's importance for several outputs."""
-    return 2 + min(top_k, n_features) + min(3, n_rows) + (n_outputs > 1)
+    """Bars, beeswarm and heatmap, the dependence plots, a waterfall per
+    distinct prediction and the decision plot; the overview of every output's
+    importance for several outputs."""
+    return 4 + min(top_k, n_features) + min(3, n_rows) + (n_outputs > 1)
 
 
 def efficiency_residual(explainer, X) -> float:

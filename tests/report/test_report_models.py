@@ -165,5 +165,5 @@ def test_check_report_passes_with_every_option(tmp_path):
     explainer, X, y = binary()
     path = report(explainer, X, tmp_path / "all.html", y=y, download=True,
                   show_rows=[3, 1], top_k=2)  # fmt: skip
-    # Bars, beeswarm, two dependence plots, two waterfalls.
-    check_report(path, n_images=6, sections=WITH_Y)
+    # Bars, beeswarm, heatmap, two dependence plots, two waterfalls, decision.
+    check_report(path, n_images=8, sections=WITH_Y)
