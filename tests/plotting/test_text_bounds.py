@@ -321,7 +321,9 @@ def test_no_report_figure_has_a_text_outside_or_overlapping(
     assert {alt: found for alt, found in texts.items() if found != ([], [])} == {}
 
 
-def test_table_bars_beeswarm_and_heatmap_share_the_order_of_every_row(monkeypatch, tmp_path):
+def test_table_bars_beeswarm_and_heatmap_share_the_order_of_every_row(
+    monkeypatch, tmp_path
+):
     """10,000 rows: the beeswarm's sample alone would order them otherwise.
 
     A linear model explained against one background row of zeros has

@@ -131,7 +131,9 @@ def test_bad_input_is_named(iris, diabetes):
         WaterfallDisplay.from_values(phi.iloc[0], explainer.expected_value_, output=5)
     with pytest.raises(ValueError, match="base_value must be a number"):
         WaterfallDisplay.from_values(phi.iloc[0], "zero")
-    with pytest.raises(ValueError, match="base_value has 3 outputs and the Shapley values one"):
+    with pytest.raises(
+        ValueError, match="base_value has 3 outputs and the Shapley values one"
+    ):
         WaterfallDisplay.from_values(
             phi.iloc[0, :4].droplevel(0), explainer.expected_value_
         )

@@ -13,13 +13,9 @@ from .._errors import UnsupportedModelError
 from .._naming import model_name
 from .._optional import MissingDependencyError, optional_import, require_matplotlib
 from .._progress import ProgressBar
+from .._tables import attributions_table, interactions_table
 from ._background import Background, background_of
-from ._explaining import (
-    attributions_table,
-    interactions_table,
-    make_explainer,
-    output_name,
-)
+from ._explaining import make_explainer, output_name
 from ._inputs import (
     DATA_SUFFIXES,
     MODEL_SUFFIXES,

@@ -4,6 +4,7 @@ import base64
 
 import pandas as pd
 
+from .._tables import attributions_table
 from ._html import Markup, element
 
 # The largest CSV embedded, in bytes: as base64 it grows by a third, and a
@@ -13,10 +14,6 @@ DOWNLOAD_LIMIT = 5_000_000
 
 def attributions_csv(explainer, phi: pd.DataFrame) -> str:
     """The CSV that ``skshapley explain`` writes for ``phi``: every output."""
-    # Here, not at the top: the command's table is the one format, and
-    # importing skshapley.report must not import the command.
-    from ..cli._explaining import attributions_table
-
     return attributions_table(phi, explainer).to_csv()
 
 
