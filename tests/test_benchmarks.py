@@ -9,6 +9,9 @@ import pytest
 BENCHMARKS = sorted((Path(__file__).parents[1] / "benchmarks").glob("*.py"))
 
 
+# Benchmark-like: each starts a process that imports the libraries we compare
+# with (shap's numba compile alone takes ~15 s).
+@pytest.mark.slow
 @pytest.mark.parametrize("path", BENCHMARKS, ids=lambda path: path.stem)
 def test_benchmark_quick_run(path):
     result = subprocess.run(

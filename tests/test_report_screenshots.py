@@ -40,6 +40,7 @@ class _Sections(HTMLParser):
             self.rows.append(attrs["data-row"])
 
 
+@pytest.mark.slow  # six full reports, 10,000 rows among them
 def test_without_a_browser_the_reports_are_written(tool, tmp_path, monkeypatch, capsys):
     pytest.importorskip("matplotlib")
     # As on a machine without Chromium (PATH itself stays: an editable
