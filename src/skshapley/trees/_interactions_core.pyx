@@ -292,7 +292,8 @@ def path_dependent_interactions(
     trees.value_stride = value.shape[1]
     if n_samples == 0:
         return
-    with nogil, parallel(num_threads=n_threads):
+    # No more threads than rows (see _tree_core.Forest.shapley).
+    with nogil, parallel(num_threads=min(n_threads, n_samples)):
         # Assigned in the parallel block: private to each thread.
         scratch = <_Scratch *> calloc(1, sizeof(_Scratch))
         ready = scratch != NULL and _allocate(scratch, n_players, levels, m_max)

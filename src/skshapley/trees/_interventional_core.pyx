@@ -831,7 +831,8 @@ cdef class Paths:
         cdef _Task task = _INTERACTIONS if interactions else _SHAPLEY
         if n_samples == 0:
             return
-        with nogil, parallel(num_threads=n_threads):
+        # No more threads than blocks (see _tree_core.Forest.shapley).
+        with nogil, parallel(num_threads=min(n_threads, n_blocks)):
             state = <char *> malloc(scratch)
             for b in prange(n_blocks, schedule="dynamic"):
                 if state == NULL:

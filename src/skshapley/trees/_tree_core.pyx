@@ -484,7 +484,9 @@ cdef class Forest:
             block_rows, X.shape[1], out.shape[2], max_depth, m_max, self.value.shape[1]
         )
         scratch = _layout(&sizing, NULL, &sizes)
-        with nogil, parallel(num_threads=n_threads):
+        # No more threads than blocks: an idle thread would still allocate
+        # its scratch, and waking a team costs more than a small call.
+        with nogil, parallel(num_threads=max(1, min(n_threads, n_blocks))):
             state = <double *> malloc(scratch * sizeof(double))
             for b in prange(n_blocks, schedule="dynamic"):
                 if state == NULL:
@@ -510,7 +512,10 @@ cdef class Forest:
         cdef Py_ssize_t i, tree, node, o
 
         for i in prange(
-            X.shape[0], nogil=True, num_threads=n_threads, schedule="static"
+            X.shape[0],
+            nogil=True,
+            num_threads=max(1, min(n_threads, X.shape[0])),
+            schedule="static",
         ):
             for tree in range(roots.shape[0]):
                 node = roots[tree]
