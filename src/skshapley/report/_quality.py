@@ -147,11 +147,7 @@ def _is(kind, model) -> bool:
 def _classifier(model, X, y: np.ndarray) -> Quality:
     classes = np.asarray(model.classes_)
     _check_labels(y, classes)
-    prediction = model.predict(X)
-    found = {
-        "accuracy": metrics.accuracy_score(y, prediction),
-        "balanced_accuracy": metrics.balanced_accuracy_score(y, prediction),
-    }
+    found = _labels(y, model.predict(X))
     if hasattr(model, "predict_proba"):
         proba = np.asarray(model.predict_proba(X))
         found["log_loss"] = metrics.log_loss(y, proba, labels=classes)
@@ -195,6 +191,14 @@ def _roc_auc(y, scores: np.ndarray, classes) -> tuple[float | None, str | None]:
     return float(np.mean(aucs)), None
 
 
+def _labels(y, prediction) -> dict:
+    """The metrics of predicted labels."""
+    return {
+        "accuracy": metrics.accuracy_score(y, prediction),
+        "balanced_accuracy": metrics.balanced_accuracy_score(y, prediction),
+    }
+
+
 def _regression(y, prediction: np.ndarray) -> dict:
     return {
         "r2": metrics.r2_score(y, prediction),
@@ -218,11 +222,8 @@ def _raw(explainer, X, y: np.ndarray) -> Quality:
                 f"in log-odds, got {', '.join(str(v) for v in sorted(labels))}."
             )
         proba = expit(raw)
-        found = {
-            "accuracy": metrics.accuracy_score(y, raw > 0),
-            "balanced_accuracy": metrics.balanced_accuracy_score(y, raw > 0),
-            "log_loss": metrics.log_loss(y, proba, labels=[0, 1]),
-        }
+        found = _labels(y, raw > 0)
+        found["log_loss"] = metrics.log_loss(y, proba, labels=[0, 1])
         auc, missing = _roc_auc(y, proba, np.array([0, 1]))
         if auc is not None:
             found["roc_auc"] = auc
@@ -232,11 +233,7 @@ def _raw(explainer, X, y: np.ndarray) -> Quality:
         # a softmax or one sigmoid per class; its probabilities are not known.
         classes = np.asarray(explainer.output_names_)
         _check_labels(y, classes)
-        prediction = classes[raw.argmax(axis=1)]
-        found = {
-            "accuracy": metrics.accuracy_score(y, prediction),
-            "balanced_accuracy": metrics.balanced_accuracy_score(y, prediction),
-        }
+        found = _labels(y, classes[raw.argmax(axis=1)])
         missing = (
             "log-loss and ROC AUC, which need probabilities: how the model "
             "turns its margins into them (softmax, one-vs-rest) is not known"
