@@ -25,6 +25,7 @@ class Explanation:
 
     phi: pd.DataFrame  # (n_samples, n_outputs * n_players), as explained
     phi_out: pd.DataFrame  # (n_samples, n_players), the chosen output
+    data: pd.DataFrame  # X as a DataFrame (input_frame)
     features: pd.DataFrame  # feature values, columns = phi_out's (NaN if unknown)
     known: tuple  # the players that are columns of X (have values)
     output: object  # the chosen output's name, as in output_names_
@@ -70,10 +71,12 @@ def explained(explainer, X, output, progress) -> Explanation:
     phi_out = phi.iloc[:, position * n_players : (position + 1) * n_players]
     if isinstance(phi_out.columns, pd.MultiIndex):
         phi_out = phi_out.droplevel(0, axis=1)
-    features, known = feature_values(explainer, X, phi_out)
+    data = input_frame(explainer, X)
+    features, known = feature_values(explainer, data, phi_out)
     return Explanation(
         phi=phi,
         phi_out=phi_out,
+        data=data,
         features=features,
         known=known,
         output=output_names[position],
@@ -90,24 +93,35 @@ def explained(explainer, X, output, progress) -> Explanation:
     )
 
 
-def feature_values(explainer, X, phi_out: pd.DataFrame) -> tuple[pd.DataFrame, tuple]:
-    """``X``'s values of the explained players, aligned with ``phi_out``.
+def input_frame(explainer, X) -> pd.DataFrame:
+    """``X`` as a DataFrame, named as the explainer names it.
 
-    A DataFrame's columns are matched by name (a pipeline's scaled features
-    keep their names and show their original values); arrays take the
-    model's feature names (as do a DataFrame's columns by position if the
-    model knows no names). Players that are not columns of ``X`` (groups,
-    one-hot columns of a pipeline) get NaN; the players that are columns are
-    returned too. ``X`` itself is never modified.
+    Arrays (dense or sparse) take the model's feature names (``x0, x1,
+    ...`` if their width differs). A DataFrame is returned as it is: the
+    report only reads it.
     """
+    X = as_pandas(X)
     if isinstance(X, pd.DataFrame):
-        frame = X.set_axis([str(column) for column in X.columns], axis=1)
-    else:
-        array = X.toarray() if sp.issparse(X) else np.asarray(X)
-        names = list(explainer.feature_names_in_)
-        if array.ndim != 2 or array.shape[1] != len(names):
-            names = [f"x{j}" for j in range(array.shape[-1])]
-        frame = pd.DataFrame(array, columns=names)
+        return X
+    array = X.toarray() if sp.issparse(X) else np.asarray(X)
+    names = [str(name) for name in explainer.feature_names_in_]
+    if array.ndim != 2 or array.shape[1] != len(names):
+        names = [f"x{j}" for j in range(array.shape[-1])]
+    return pd.DataFrame(array, columns=names)
+
+
+def feature_values(
+    explainer, data: pd.DataFrame, phi_out: pd.DataFrame
+) -> tuple[pd.DataFrame, tuple]:
+    """``data``'s values of the explained players, aligned with ``phi_out``.
+
+    ``data`` is :func:`input_frame` of X. Its columns are matched by name
+    (a pipeline's scaled features keep their names and show their original
+    values), or by position if the model knows no names. Players that are
+    not columns of ``data`` (groups, one-hot columns of a pipeline) get
+    NaN; the players that are columns are returned too.
+    """
+    frame = data.set_axis([str(column) for column in data.columns], axis=1)
     frame = frame.loc[:, ~frame.columns.duplicated()]
     players = [str(c) for c in phi_out.columns]
     if not explainer.columns_by_name_ and frame.shape[1] == len(players):

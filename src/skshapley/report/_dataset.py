@@ -1,31 +1,12 @@
 """The report's ``data`` section: what was explained, column by column."""
 
-import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 from pandas.api import types
 
-from .._input import as_pandas
 from ._html import Markup, element, format_column, format_number
 
 # Text columns with at most this many distinct values read as categories.
 _MAX_CATEGORIES = 20
-
-
-def data_frame(explainer, X) -> pd.DataFrame:
-    """``X`` as a DataFrame to describe, named as the explainer names it.
-
-    Arrays take the model's feature names (``x0, x1, ...`` if their width
-    differs). A DataFrame is returned as it is: describing it only reads.
-    """
-    X = as_pandas(X)
-    if isinstance(X, pd.DataFrame):
-        return X
-    array = X.toarray() if sp.issparse(X) else np.asarray(X)
-    names = [str(name) for name in explainer.feature_names_in_]
-    if array.ndim != 2 or array.shape[1] != len(names):
-        names = [f"x{j}" for j in range(array.shape[-1])]
-    return pd.DataFrame(array, columns=names)
 
 
 def column_kind(column: pd.Series) -> str:

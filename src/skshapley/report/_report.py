@@ -20,7 +20,7 @@ from ._data import (
     representative_rows,
     strongest_pairs,
 )
-from ._dataset import data_frame, data_section
+from ._dataset import data_section
 from ._html import Markup, element, join, void
 from ._quality import (
     checked_targets,
@@ -293,7 +293,7 @@ def write_report(
             model_quality(explainer, X, targets), _sections.section
         )
     sections["data"] = data_section(
-        data_frame(explainer, X), table.index, max_display, _sections.section
+        ex.data, table.index, max_display, _sections.section
     )
     sections["importance"] = _sections.importance(table, ex, max_display)
     sections["global"] = _sections.global_(ex, max_display)
