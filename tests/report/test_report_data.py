@@ -114,3 +114,16 @@ def test_arrays_are_numeric_columns_named_as_the_model(mixed, tmp_path):
     assert [rows[f"x{j}"][1] for j in range(3)] == list(np.isnan(array).sum(axis=0))
     # Only numbers: each has a range, no count of distinct values.
     assert '<th class="num">Distinct</th>' not in path.read_text(encoding="utf-8")
+
+
+def test_an_array_takes_the_models_column_names(tmp_path):
+    """Rows given as an array are described, and plotted, by the names the
+    model was fitted with: the data section and the dependence plots."""
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.normal(size=(80, 3)), columns=["dose", "weight", "age"])
+    y = X["dose"] * 2 + X["weight"]
+    model = HistGradientBoostingRegressor(max_iter=10, random_state=0).fit(X, y)
+    path = report(TreeExplainer(model).fit(), X.to_numpy(), tmp_path / "a.html")
+    assert set(data_rows(path)) == set(X.columns)
+    source = path.read_text(encoding="utf-8")
+    assert 'alt="Dependence plot of dose"' in source
