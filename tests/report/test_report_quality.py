@@ -152,6 +152,14 @@ def test_xgboost_booster_uses_the_raw_log_odds(tmp_path):
         (lambda y: np.where(y == "barolo", "nebbiolo", y), "does not know: nebbiolo"),
         (lambda y: pd.Series(y).set_axis(range(1, 41)), "index differs from X's"),
         (lambda y: np.stack([y, y], axis=1), r"y must have shape \(40,\)"),
+        (
+            lambda y: np.where(np.arange(len(y)) == 7, None, y),
+            r"1 missing or infinite targets \(the first at position 7\)",
+        ),
+        (
+            lambda y: np.where(np.arange(len(y)) >= 38, np.inf, 1.0),
+            r"2 missing or infinite targets \(the first at position 38\)",
+        ),
     ],
 )
 def test_bad_y(wine, tmp_path, make_y, match):

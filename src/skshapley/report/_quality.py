@@ -70,6 +70,15 @@ def checked_targets(y, X) -> np.ndarray:
             f"y must have shape ({n_samples},), one target per row of X, got "
             f"shape {values.shape}."
         )
+    missing = pd.isna(values) | (
+        np.isinf(values) if values.dtype.kind == "f" else False
+    )
+    if missing.any():
+        raise ValueError(
+            f"y has {int(missing.sum())} missing or infinite targets (the first "
+            f"at position {int(np.argmax(missing))}): every explained row needs "
+            "its target for the model-quality metrics."
+        )
     return values
 
 
