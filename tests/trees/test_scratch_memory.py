@@ -49,6 +49,10 @@ def scratch_bytes(explainer, rows):
         explainer._max_depth,
         int(explainer.n_quadrature_points_.max()),
         explainer.ensemble_.value.shape[1],
+        # A row of sums per thread when the trees are walked in chunks.
+        (len(explainer._chunk_start) > 2)
+        * explainer.ensemble_.n_outputs
+        * len(explainer.player_names_),
     )
 
 

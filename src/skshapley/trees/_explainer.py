@@ -25,6 +25,10 @@ _CAST_CHUNK_VALUES = 2**22
 # vectorized loops over a block; fewer when one thread's scratch would exceed
 # MAX_SCRATCH_BYTES_PER_THREAD (deep trees, many points or outputs).
 _BLOCK_ROWS = 32
+# Trees are walked in at most this many chunks (see _tree_chunks), each worth
+# at least _CHUNK_WORK node visits per value of a row it adds.
+_MAX_CHUNKS = 32
+_CHUNK_WORK = 16
 
 
 class _BaseValueMeaning:
@@ -272,10 +276,14 @@ class TreeExplainer(BaseExplainer):
             n_points = exact
         else:
             n_points = np.full(n_trees, self.n_quadrature_points, dtype=np.intp)
+        self._chunk_start = _tree_chunks(
+            ensemble, n_points, ensemble.n_outputs * len(self.player_names_)
+        )
         # Before the rules are computed: they cost O(points**2).
         self._block_rows = _block_rows(
-            ensemble, len(self.player_names_), self._max_depth, int(n_points.max())
-        )
+            ensemble, len(self.player_names_), self._max_depth, int(n_points.max()),
+            len(self._chunk_start) > 2,
+        )  # fmt: skip
         self.ensemble_ = ensemble
         self.n_quadrature_points_ = n_points
         self.quadrature_error_bound_ = 0.0 if (n_points >= exact).all() else None
@@ -423,22 +431,28 @@ class TreeExplainer(BaseExplainer):
 
     def _forest(self) -> _tree_core.Forest:
         """The node arrays in the compiled kernels' form (cheap: no copies)."""
-        return _tree_core.Forest(self.ensemble_, self._cover_ratio, self._node_player)
+        return _tree_core.Forest(
+            self.ensemble_, self._cover_ratio, self._node_player, self._chunk_start
+        )
 
 
-def _block_rows(ensemble, n_players: int, max_depth: int, n_points: int) -> int:
+def _block_rows(
+    ensemble, n_players: int, max_depth: int, n_points: int, chunked: bool
+) -> int:
     """Rows per block so that one thread's kernel scratch fits the limit.
 
     The scratch grows linearly with the rows of a block (mostly
-    ``(depth + 2) * points * (1 + outputs)`` doubles per row); raises
-    ``ValueError`` before anything is allocated if a single row does not fit
+    ``(depth + 2) * points * (1 + outputs)`` doubles per row, and a row of
+    values when the trees are ``chunked``); raises ``ValueError`` before
+    anything is allocated if a single row does not fit
     ``MAX_SCRATCH_BYTES_PER_THREAD``.
     """
     width = ensemble.value.shape[1]
+    partial = ensemble.n_outputs * n_players if chunked else 0
 
     def scratch_bytes(rows):
         doubles = _tree_core.scratch_doubles(
-            rows, ensemble.n_features, n_players, max_depth, n_points, width
+            rows, ensemble.n_features, n_players, max_depth, n_points, width, partial
         )
         return 8 * doubles
 
@@ -455,6 +469,28 @@ def _block_rows(ensemble, n_players: int, max_depth: int, n_points: int) -> int:
             "n_quadrature_points (an integer: approximate, not exact)."
         )
     return int(min(_BLOCK_ROWS, rows))
+
+
+def _tree_chunks(ensemble, n_points: np.ndarray, row_values: int) -> np.ndarray:
+    """Consecutive trees in chunks of about equal work: their start positions.
+
+    Chunk ``c`` is trees ``start[c]`` to ``start[c + 1]``. The kernel sums
+    a row's values chunk by chunk, so that a few rows can use every thread;
+    each chunk beyond the first costs a row of ``row_values`` sums to add,
+    so chunks are made only where a tree walk (about nodes * points per
+    row) is large against it, and at most ``_MAX_CHUNKS``. They depend on
+    the model alone: values are the same whatever the threads.
+    """
+    nodes = np.diff(np.append(ensemble.roots, len(ensemble.feature)))
+    work = np.cumsum(nodes * n_points, dtype=np.float64)
+    n_chunks = int(
+        min(_MAX_CHUNKS, ensemble.n_trees, work[-1] // (_CHUNK_WORK * row_values))
+    )
+    if n_chunks <= 1:
+        return np.array([0, ensemble.n_trees], dtype=np.intp)
+    # A chunk ends after the tree that reaches its share of the work.
+    ends = np.searchsorted(work, work[-1] * np.arange(1, n_chunks) / n_chunks) + 1
+    return np.unique(np.concatenate(([0], ends, [ensemble.n_trees]))).astype(np.intp)
 
 
 def _cover_ratios(ensemble) -> np.ndarray:

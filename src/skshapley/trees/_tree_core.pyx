@@ -34,7 +34,7 @@ sizes with :func:`scratch_doubles` before anything is allocated.
 """
 
 from cython.parallel cimport parallel, prange
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
 from ..games._rules cimport Rule, Rules, rule_of, rules_view
@@ -42,6 +42,10 @@ from ._routing cimport Routing, goes_left
 
 from ._table import ZERO_AS_MISSING
 
+
+cdef enum:
+    # Up to this many blocks per thread, blocks are made equal (row_blocks).
+    _BLOCKS_PER_THREAD = 4
 
 # LightGBM's kZeroThreshold, defined once in _table.py.
 cdef double _ZERO_AS_MISSING = ZERO_AS_MISSING
@@ -98,6 +102,9 @@ cdef struct _Sizes:
     Py_ssize_t max_depth            # the deepest tree's depth
     Py_ssize_t m                    # the most quadrature points of any tree
     Py_ssize_t width                # the most outputs of any tree
+    Py_ssize_t partial              # doubles per row of a chunk's sums: the
+                                    # ensemble's outputs * players, 0 for one
+                                    # chunk
 
 
 cdef struct _Walk:
@@ -122,6 +129,7 @@ cdef struct _Walk:
     double *leaves                  # A becomes 0 on this side, (levels, block)
     double *total                   # a row of block sums
     _Frame *frames                  # the stack, (levels,)
+    double *partial                 # a chunk's sums, (block, partial)
     Rule rule                       # the tree's quadrature rule
     Py_ssize_t width                # outputs of this tree
     Py_ssize_t output               # its first output
@@ -163,11 +171,12 @@ cdef Py_ssize_t _layout(_Walk *walk, double *state, const _Sizes *sizes) noexcep
     walk.frames = <_Frame *> _part(
         state, &used, levels * (sizeof(_Frame) // sizeof(double))
     )
+    walk.partial = _part(state, &used, block * sizes.partial)
     return used
 
 
 cdef inline void _enter_split(
-    const _Trees *trees, _Walk *walk, Py_ssize_t node, Py_ssize_t depth
+    const _Trees *trees, _Walk *walk, Py_ssize_t node, Py_ssize_t depth, bint one_row
 ) noexcept nogil:
     """Push ``node``'s frame and compute what both its edges share.
 
@@ -175,6 +184,8 @@ cdef inline void _enter_split(
     computed once per node; per sample, a case is selected later (``A`` was
     already 0, stays 1, or becomes 0) by multiplying with 0/1 indicators, in
     loops over the block that the compiler vectorizes (``_lanes.h``).
+    ``one_row`` (a constant at each call) is a block of one sample: its
+    case is known here, and what it does not need is not computed.
     """
     cdef Py_ssize_t m = walk.rule.n_points, n = walk.block, k, s
     cdef Py_ssize_t player = trees.player[node]
@@ -193,6 +204,9 @@ cdef inline void _enter_split(
     frame.cover_product = cover_product
     for s in range(n):
         was_present[s] = present[s]
+    if one_row and was_present[0] == 0.0:
+        # Off the player's path already: the edges only scale G.
+        return
     if trees.routing.is_categorical[node]:
         for s in range(n):
             went_left[s] = goes_left(&trees.routing, node, x[s])
@@ -210,7 +224,7 @@ cdef inline void _enter_split(
 
 
 cdef inline Py_ssize_t _descend(
-    const _Trees *trees, _Walk *walk, Py_ssize_t depth, Py_ssize_t side
+    const _Trees *trees, _Walk *walk, Py_ssize_t depth, Py_ssize_t side, bint one_row
 ) noexcept nogil:
     """Go down the edge on ``side`` (0 left, 1 right) of the level's node.
 
@@ -219,7 +233,7 @@ cdef inline Py_ssize_t _descend(
     ratio is walked like any other: ``B`` becomes 0, but a sample that
     follows the edge keeps the factor ``t`` (its leaves count when the
     player is present); only the samples that had left or leave the
-    player's path get a zero product.
+    player's path get a zero product. ``one_row``: see :func:`_enter_split`.
     """
     cdef Py_ssize_t m = walk.rule.n_points, n = walk.block, k, s
     cdef _Frame *frame = &walk.frames[depth]
@@ -245,6 +259,31 @@ cdef inline Py_ssize_t _descend(
     cdef double factor, follow
 
     frame.side = side
+    walk.cover_product[player] = new_cover
+    if one_row:
+        # The products the block's selection gives this sample, exactly:
+        # its indicators are 0 or 1, and the other cases' terms finite.
+        if was_present[0] == 0.0:
+            follows[0] = 0.0
+            leaves[0] = 0.0
+            for k in range(m):
+                child_products[k] = products[k] * ratio
+            return child
+        follow = went_left[0] if side == 0 else 1.0 - went_left[0]
+        follows[0] = follow
+        leaves[0] = 1.0 - follow
+        present[0] = follow
+        for k in range(m):
+            factor = (1.0 - t[k]) * new_cover + t[k]
+            if follow == 1.0:
+                follow_change[k] = w[k] * ((1.0 - new_cover) / factor - old_g[k])
+                child_products[k] = products[k] * (factor * reciprocal[k])
+            else:
+                leave_change[k] = w[k] * (-1.0 / (1.0 - t[k]) - old_g[k])
+                child_products[k] = products[k] * (
+                    (1.0 - t[k]) * new_cover * reciprocal[k]
+                )
+        return child
     for s in range(n):
         follow = went_left[s] if side == 0 else 1.0 - went_left[s]
         follows[s] = was_present[s] * follow
@@ -260,15 +299,17 @@ cdef inline Py_ssize_t _descend(
             ratio, factor * reciprocal[k],
             (1.0 - t[k]) * new_cover * reciprocal[k], n,
         )
-    walk.cover_product[player] = new_cover
     return child
 
 
-cdef inline void _ascend(const _Trees *trees, _Walk *walk, Py_ssize_t depth) noexcept nogil:
+cdef inline void _ascend(
+    const _Trees *trees, _Walk *walk, Py_ssize_t depth, bint one_row
+) noexcept nogil:
     """Come back up the frame's edge: add its ``Integral dg * H`` to ``phi``.
 
     The child's sums ``H`` are added to the node's, and once both sides
-    are done the player's ``(A, B)`` are restored.
+    are done the player's ``(A, B)`` are restored. ``one_row``: see
+    :func:`_enter_split`.
     """
     cdef Py_ssize_t m = walk.rule.n_points, width = walk.width, n = walk.block
     cdef Py_ssize_t k, o, s
@@ -282,19 +323,28 @@ cdef inline void _ascend(const _Trees *trees, _Walk *walk, Py_ssize_t depth) noe
     cdef double *leaves = walk.leaves + depth * n
     cdef double *was_present = walk.was_present + depth * n
     cdef double *present = walk.present + player * n
+    cdef double *change = follow_change if follows[0] == 1.0 else leave_change
 
-    for o in range(width):
-        for s in range(n):
-            walk.total[s] = 0.0
-        for k in range(m):
-            lanes_select_accumulate(
-                walk.total, follows, leaves, follow_change[k], leave_change[k],
-                child_sums + (o * m + k) * n, n,
-            )
-        for s in range(n):
-            walk.phi[
-                (s * walk.n_outputs + walk.output + o) * walk.n_players + player
-            ] += walk.total[s]
+    if one_row and was_present[0] == 1.0:
+        # The block's sum with the sample's indicators, without its zero terms.
+        for o in range(width):
+            walk.total[0] = 0.0
+            for k in range(m):
+                walk.total[0] += change[k] * child_sums[o * m + k]
+            walk.phi[(walk.output + o) * walk.n_players + player] += walk.total[0]
+    elif not one_row:
+        for o in range(width):
+            for s in range(n):
+                walk.total[s] = 0.0
+            for k in range(m):
+                lanes_select_accumulate(
+                    walk.total, follows, leaves, follow_change[k], leave_change[k],
+                    child_sums + (o * m + k) * n, n,
+                )
+            for s in range(n):
+                walk.phi[
+                    (s * walk.n_outputs + walk.output + o) * walk.n_players + player
+                ] += walk.total[s]
     if frame.side == 0:
         memcpy(sums, child_sums, width * m * n * sizeof(double))
     else:
@@ -304,22 +354,25 @@ cdef inline void _ascend(const _Trees *trees, _Walk *walk, Py_ssize_t depth) noe
         walk.cover_product[player] = frame.cover_product
 
 
-cdef void _walk_tree(const _Trees *trees, _Walk *walk, Py_ssize_t root) noexcept nogil:
+cdef inline void _walk(
+    const _Trees *trees, _Walk *walk, Py_ssize_t root, bint one_row
+) noexcept nogil:
     """Add the tree's values for the block to ``phi``.
 
     Depth first, with an explicit stack (``walk.frames``, one frame per
     level) rather than recursion, so that the C stack does not limit the
     depth: a tree's depth is bounded only by the scratch memory, which is
-    sized before the walk.
+    sized before the walk. ``one_row`` is a constant in each caller, which
+    the compiler specializes.
     """
     cdef Py_ssize_t m = walk.rule.n_points, n = walk.block, o
     cdef Py_ssize_t depth = 0, node = root
     while True:
         # Down to a leaf, entering splits and taking their left edges.
         while trees.left[node] >= 0:
-            _enter_split(trees, walk, node, depth)
+            _enter_split(trees, walk, node, depth, one_row)
             # (Constant sides let the compiler specialize the inlined loops.)
-            node = _descend(trees, walk, depth, 0)
+            node = _descend(trees, walk, depth, 0, one_row)
             depth += 1
         for o in range(walk.width):
             lanes_scale(
@@ -333,21 +386,32 @@ cdef void _walk_tree(const _Trees *trees, _Walk *walk, Py_ssize_t root) noexcept
             if depth == 0:
                 return
             depth -= 1
-            _ascend(trees, walk, depth)
+            _ascend(trees, walk, depth, one_row)
             if walk.frames[depth].side == 0:
                 break
-        node = _descend(trees, walk, depth, 1)
+        node = _descend(trees, walk, depth, 1, one_row)
         depth += 1
+
+
+cdef void _walk_tree(const _Trees *trees, _Walk *walk, Py_ssize_t root) noexcept nogil:
+    """:func:`_walk` for a block of samples."""
+    _walk(trees, walk, root, False)
+
+
+cdef void _walk_row(const _Trees *trees, _Walk *walk, Py_ssize_t root) noexcept nogil:
+    """:func:`_walk` for a block of one sample: the same values, less work."""
+    _walk(trees, walk, root, True)
 
 
 ctypedef void (*_TreeWalk)(const _Trees *, _Walk *, Py_ssize_t) noexcept nogil
 
-# The walk is called through this pointer, set at import, so that the C
-# compiler cannot inline it into the OpenMP region: there, register pressure
-# spills the inner loops' pointers to the stack (measured: 22% more
+# The walks are called through these pointers, set at import, so that the C
+# compiler cannot inline them into the OpenMP region: there, register
+# pressure spills the inner loops' pointers to the stack (measured: 22% more
 # instructions on a random forest). A separate function keeps them in
 # registers.
 cdef _TreeWalk _walk_tree_apart = _walk_tree
+cdef _TreeWalk _walk_row_apart = _walk_row
 
 
 cdef void _explain_block(
@@ -358,12 +422,15 @@ cdef void _explain_block(
     const double *X,
     double *phi,
     Py_ssize_t block,
+    Py_ssize_t tree_begin,
+    Py_ssize_t tree_end,
 ) noexcept nogil:
-    """Add the values of a block of ``block`` samples over all trees to ``phi``.
+    """Add the values of a block of ``block`` samples over some trees to ``phi``.
 
-    ``X`` and ``phi`` point to the block's first row; tree ``t`` uses the
-    rule ``t`` of ``rules``; ``state`` is the thread's scratch, of
-    ``_layout(sizes)`` doubles.
+    ``X`` and ``phi`` point to the block's first row; the trees are
+    ``tree_begin`` to ``tree_end`` (excluded), tree ``t`` with the rule ``t``
+    of ``rules``; ``state`` is the thread's scratch, of ``_layout(sizes)``
+    doubles.
     """
     cdef _Walk walk
     cdef Py_ssize_t j, s, tree
@@ -382,13 +449,133 @@ cdef void _explain_block(
         walk.present[j] = 1.0
     for j in range(n_players):
         walk.cover_product[j] = 1.0
-    for tree in range(trees.n_trees):
+    cdef _TreeWalk walk_tree = _walk_row_apart if block == 1 else _walk_tree_apart
+    for tree in range(tree_begin, tree_end):
         walk.rule = rule_of(rules, tree)
         walk.width = trees.tree_width[tree]
         walk.output = trees.tree_output[tree]
         for j in range(block * walk.rule.n_points):
             walk.products[j] = 1.0
-        _walk_tree_apart(trees, &walk, trees.roots[tree])
+        walk_tree(trees, &walk, trees.roots[tree])
+
+
+cdef void _explain_chunks(
+    const _Trees *trees,
+    const Rules *rules,
+    const _Sizes *sizes,
+    const Py_ssize_t *chunk_start,
+    Py_ssize_t n_chunks,
+    double *state,
+    const double *X,
+    double *phi,
+    Py_ssize_t block,
+) noexcept nogil:
+    """Add a block's values over all trees to ``phi``, chunk after chunk.
+
+    The trees of chunk ``c`` are ``chunk_start[c]`` to ``chunk_start[c +
+    1]``. The first chunk's values are added to ``phi`` (zero) directly;
+    each other chunk's are summed in the scratch's ``partial`` and then
+    added: the same sums, in the same order, as when chunks run on
+    different threads (:func:`_explain_by_chunks`).
+    """
+    cdef _Walk walk
+    cdef Py_ssize_t c, j, size = block * sizes.partial
+    _layout(&walk, state, sizes)
+    _explain_block(
+        trees, rules, sizes, state, X, phi, block, chunk_start[0], chunk_start[1]
+    )
+    for c in range(1, n_chunks):
+        for j in range(size):
+            walk.partial[j] = 0.0
+        _explain_block(
+            trees, rules, sizes, state, X, walk.partial, block,
+            chunk_start[c], chunk_start[c + 1],
+        )
+        lanes_add(phi, walk.partial, size)
+
+
+cdef void _explain_by_chunks(
+    const _Trees *trees,
+    const Rules *rules,
+    const _Sizes *sizes,
+    const Py_ssize_t[::1] chunk_start,
+    const double[:, ::1] X,
+    double[:, :, ::1] out,
+    int n_threads,
+    Py_ssize_t n_blocks,
+    Py_ssize_t scratch,
+    double *partials,
+    int[::1] out_of_memory,
+) noexcept:
+    """:meth:`Forest.shapley` for fewer blocks than threads: (block, chunk) items.
+
+    Any thread takes any block of ``sizes.block`` rows with any chunk of
+    trees. Chunk ``c > 0``'s values go to ``partials`` (zero, of shape
+    (n_chunks - 1, n_samples, n_outputs * n_players)) and are added to
+    ``out`` in chunk order once all are done: the sums of
+    :func:`_explain_chunks`.
+    """
+    cdef Py_ssize_t n_samples = X.shape[0], block = sizes.block
+    cdef Py_ssize_t n_chunks = chunk_start.shape[0] - 1
+    cdef Py_ssize_t row_values = out.shape[1] * out.shape[2]
+    cdef Py_ssize_t item, b, c, first, row
+    cdef double *state = NULL
+    cdef double *phi
+    with nogil, parallel(num_threads=min(n_threads, n_blocks * n_chunks)):
+        state = <double *> malloc(scratch * sizeof(double))
+        for item in prange(n_blocks * n_chunks, schedule="dynamic"):
+            if state == NULL:
+                out_of_memory[0] = 1
+                continue
+            b = item // n_chunks
+            c = item % n_chunks
+            first = b * block
+            if c == 0:
+                phi = &out[first, 0, 0]
+            else:
+                phi = partials + ((c - 1) * n_samples + first) * row_values
+            _explain_block(
+                trees, rules, sizes, state, &X[first, 0], phi,
+                min(block, n_samples - first), chunk_start[c], chunk_start[c + 1],
+            )
+        free(state)
+    with nogil:
+        for row in range(n_samples):
+            for c in range(1, n_chunks):
+                lanes_add(
+                    &out[row, 0, 0],
+                    partials + ((c - 1) * n_samples + row) * row_values,
+                    row_values,
+                )
+
+
+cdef void _check_chunks(const Py_ssize_t[::1] chunk_start, Py_ssize_t n_trees) except *:
+    """Raise ValueError unless ``chunk_start`` splits the trees into chunks."""
+    cdef Py_ssize_t c
+    if chunk_start.shape[0] < 2 or chunk_start[0] != 0:
+        raise ValueError("chunk_start must start at 0 with at least one chunk.")
+    for c in range(chunk_start.shape[0] - 1):
+        if chunk_start[c + 1] <= chunk_start[c]:
+            raise ValueError("chunk_start must increase: every chunk has trees.")
+    if chunk_start[chunk_start.shape[0] - 1] != n_trees:
+        raise ValueError("chunk_start must end at the number of trees.")
+
+
+def row_blocks(Py_ssize_t n_samples, Py_ssize_t block_rows, int n_threads):
+    """The block size and count for ``n_samples`` rows: ``(block, n_blocks)``.
+
+    Blocks have at most ``block_rows`` rows. Up to a few blocks per thread,
+    their number is rounded up to a multiple of the threads and the rows
+    shared out evenly (100 rows on 2 threads: 4 blocks of 25, not 32, 32,
+    32 and 4); beyond, dynamic scheduling balances them. The values do not
+    depend on the blocks.
+    """
+    cdef Py_ssize_t n_blocks = (n_samples + block_rows - 1) // block_rows
+    cdef Py_ssize_t block
+    if n_blocks < _BLOCKS_PER_THREAD * n_threads:
+        n_blocks = min(n_samples, (n_blocks + n_threads - 1) // n_threads * n_threads)
+    block = (n_samples + n_blocks - 1) // n_blocks
+    return block, (n_samples + block - 1) // block
 
 
 cdef class Forest:
@@ -403,9 +590,15 @@ cdef class Forest:
     player : ndarray of shape (n_nodes,)
         The player each internal node's split is credited to: its feature,
         or the feature's group (any value at leaves).
+    chunk_start : ndarray of shape (n_chunks + 1,)
+        The trees in chunks of consecutive trees: chunk ``c`` is trees
+        ``chunk_start[c]`` to ``chunk_start[c + 1]`` (``0`` and ``n_trees``
+        at the ends). A row's values are summed per chunk, and the chunks'
+        sums in order, whatever the threads: chunks depend on the model only
+        (see :func:`tree_chunks`).
     """
 
-    cdef const Py_ssize_t[::1] feature, player, left, right, roots
+    cdef const Py_ssize_t[::1] feature, player, left, right, roots, chunk_start
     cdef const Py_ssize_t[::1] tree_output, tree_width
     cdef const double[::1] threshold, cover_ratio
     cdef const double[:, ::1] value
@@ -413,7 +606,9 @@ cdef class Forest:
     cdef const unsigned int[:, ::1] bitset
     cdef _Trees trees
 
-    def __init__(self, ensemble, cover_ratio, player):
+    def __init__(self, ensemble, cover_ratio, player, chunk_start):
+        self.chunk_start = chunk_start
+        _check_chunks(self.chunk_start, ensemble.roots.shape[0])
         self.feature = ensemble.feature
         self.player = player
         self.left = ensemble.left
@@ -461,29 +656,60 @@ cdef class Forest:
         the caller. Tree ``t`` uses its rule of ``rules`` (a
         ``_quadrature.Rules``; exact when it has ceil(D / 2) points for the
         tree's largest number D of distinct players on a path); ``max_depth``
-        bounds every tree's depth. Each
-        thread walks ``block_rows`` samples at a time, in a scratch buffer of
-        :func:`scratch_doubles` doubles (the caller chooses ``block_rows`` so
-        that it fits); the values do not depend on ``block_rows``.
+        bounds every tree's depth. Each walk takes a block of at most
+        ``block_rows`` samples, in a scratch buffer of :func:`scratch_doubles`
+        doubles (the caller chooses ``block_rows`` so that it fits).
         ``out_of_memory[0]`` is set if a thread could not allocate it.
+
+        The schedule fits the work: many rows are split into blocks, about
+        equal and at least a few per thread, each walked through every tree
+        by one thread; fewer blocks than threads (a few rows) are walked
+        chunk of trees by chunk of trees, each (block, chunk) by any thread.
+        Either way, each value is the same sum in the same order (chunk by
+        chunk, see :func:`_explain_chunks`), so the values do not depend on
+        the threads, the block size or the other rows.
         """
         cdef Py_ssize_t n_samples = X.shape[0]
-        cdef Py_ssize_t n_blocks, b, first, tree, scratch, m_max = 1
+        cdef Py_ssize_t n_chunks = self.chunk_start.shape[0] - 1
+        cdef Py_ssize_t row_values = out.shape[1] * out.shape[2]
+        cdef Py_ssize_t n_blocks, block, b, first, tree, scratch, m_max = 1
         cdef double *state = NULL
+        cdef double *partials = NULL
         cdef _Walk sizing
         cdef _Sizes sizes
         cdef const _Trees *trees = &self.trees
+        cdef const Py_ssize_t *chunk_start = &self.chunk_start[0]
         cdef Rules rule_table = rules_view(rules)
 
         if block_rows < 1:
             raise ValueError(f"block_rows must be >= 1, got {block_rows}.")
-        n_blocks = (n_samples + block_rows - 1) // block_rows
+        if n_samples == 0:
+            return
+        block, n_blocks = row_blocks(n_samples, block_rows, n_threads)
         for tree in range(rule_table.n_games):
             m_max = max(m_max, rule_table.n_points[tree])
         sizes = _Sizes(
-            block_rows, X.shape[1], out.shape[2], max_depth, m_max, self.value.shape[1]
+            block, X.shape[1], out.shape[2], max_depth, m_max, self.value.shape[1],
+            row_values if n_chunks > 1 else 0,
         )
         scratch = _layout(&sizing, NULL, &sizes)
+        # A few rows: chunks of trees on every thread, if their sums take no
+        # more memory than the threads' scratch.
+        if (
+            n_chunks > 1
+            and n_blocks < n_threads
+            and (n_chunks - 1) * n_samples * row_values <= n_threads * scratch
+        ):
+            partials = <double *> calloc(
+                (n_chunks - 1) * n_samples * row_values, sizeof(double)
+            )
+        if partials != NULL:
+            _explain_by_chunks(
+                trees, &rule_table, &sizes, self.chunk_start, X, out, n_threads,
+                n_blocks, scratch, partials, out_of_memory,
+            )
+            free(partials)
+            return
         # No more threads than blocks: an idle thread would still allocate
         # its scratch, and waking a team costs more than a small call.
         with nogil, parallel(num_threads=max(1, min(n_threads, n_blocks))):
@@ -492,10 +718,10 @@ cdef class Forest:
                 if state == NULL:
                     out_of_memory[0] = 1
                     continue
-                first = b * block_rows
-                _explain_block(
-                    trees, &rule_table, &sizes, state, &X[first, 0],
-                    &out[first, 0, 0], min(block_rows, n_samples - first),
+                first = b * block
+                _explain_chunks(
+                    trees, &rule_table, &sizes, chunk_start, n_chunks, state,
+                    &X[first, 0], &out[first, 0, 0], min(block, n_samples - first),
                 )
             free(state)
 
@@ -535,13 +761,16 @@ def scratch_doubles(
     Py_ssize_t max_depth,
     Py_ssize_t n_points,
     Py_ssize_t width,
+    Py_ssize_t partial,
 ):
     """Doubles of scratch one thread of :meth:`Forest.shapley` allocates.
 
     For blocks of ``block_rows`` samples, trees of depth at most
-    ``max_depth``, rules of at most ``n_points`` points and leaves of
-    ``width`` values. Sizes that would not fit in a Py_ssize_t are the
-    caller's to refuse first (see ``TreeExplainer``).
+    ``max_depth``, rules of at most ``n_points`` points, leaves of
+    ``width`` values, and ``partial`` doubles per row of a chunk's sums
+    (outputs * players with several chunks of trees, else 0). Sizes that
+    would not fit in a Py_ssize_t are the caller's to refuse first (see
+    ``TreeExplainer``).
 
     No product overflows: the largest, ``levels * width * n_points *
     block_rows``, is at most the ensemble's value array (``n_nodes * width``
@@ -549,7 +778,7 @@ def scratch_doubles(
     """
     cdef _Walk walk
     cdef _Sizes sizes = _Sizes(
-        block_rows, n_features, n_players, max_depth, n_points, width
+        block_rows, n_features, n_players, max_depth, n_points, width, partial
     )
     return _layout(&walk, NULL, &sizes)
 

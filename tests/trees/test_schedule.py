@@ -1,0 +1,130 @@
+"""The tree kernel's schedule does not change a single bit.
+
+A row's values are the same whatever the threads, the rows explained with
+it, and the path the kernel takes: a block of rows walked through every
+tree, one row walked alone (its own code), or chunks of trees spread over
+threads when there are fewer blocks than threads. Each model here has
+several chunks of trees (checked), so every path is taken; edge rows (on
+thresholds, missing values, unknown categories) go through the public
+explainer.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from naive import path_dependent_shapley, rows_on_thresholds
+from sklearn.ensemble import (
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
+    RandomForestRegressor,
+)
+
+from skshapley import TreeExplainer
+from skshapley.trees._tree_core import row_blocks
+
+ROW_COUNTS = (1, 2, 31, 33, 100)
+
+
+def _data(n, seed, missing=False, categories=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 6))
+    if categories:
+        X[:, 0] = rng.integers(0, categories, size=n)
+    if missing:
+        X[rng.random(X.shape) < 0.1] = np.nan
+    return X
+
+
+def _forest():
+    X = _data(300, 0)
+    y = X[:, 0] + X[:, 1] * X[:, 2]
+    return RandomForestRegressor(30, max_depth=8, random_state=0).fit(X, y), X
+
+
+def _boosting():
+    X = _data(300, 1)
+    y = np.digitize(X[:, 0] + X[:, 3], [-0.5, 0.5])  # three classes
+    return GradientBoostingClassifier(n_estimators=15, max_depth=3).fit(X, y), X
+
+
+def _hist_gradient_boosting():
+    # Categories 0..4 seen in training; rows below add an unknown one (7).
+    X = _data(400, 2, missing=True, categories=5)
+    y = (np.nan_to_num(X[:, 1]) + (X[:, 0] == 2) > 0).astype(int)
+    model = HistGradientBoostingClassifier(
+        max_iter=30, categorical_features=[0], random_state=0
+    ).fit(X, y)
+    return model, X
+
+
+MODELS = {
+    "forest": _forest,
+    "multiclass boosting": _boosting,
+    "categories and missing values": _hist_gradient_boosting,
+}
+
+
+@pytest.fixture(scope="module", params=list(MODELS))
+def fitted(request):
+    model, X = MODELS[request.param]()
+    explainer = TreeExplainer(model, n_jobs=1).fit()
+    # Several chunks of trees, or the chunked paths would not be tested.
+    assert len(explainer._chunk_start) > 2
+    edge = rows_on_thresholds(explainer.ensemble_, X[:50])
+    rows = np.vstack([_data(100 - 10, 3), edge[:5], np.full((2, 6), np.nan)])
+    rows[-3, 0] = 7.0  # an unknown category (a plain value for the others)
+    rows[-1, 0] = 2.0
+    return model, explainer, rows
+
+
+def test_values_do_not_depend_on_threads_or_rows(fitted):
+    model, one_thread, rows = fitted
+    two_threads = TreeExplainer(model, n_jobs=2).fit()
+    every = one_thread.explain(rows).to_numpy()
+    for n in ROW_COUNTS:
+        for explainer in (one_thread, two_threads):
+            np.testing.assert_array_equal(explainer.explain(rows[:n]).to_numpy(), every[:n])
+    for i in [*range(0, len(rows), 9), *range(len(rows) - 8, len(rows))]:
+        for explainer in (one_thread, two_threads):
+            alone = explainer.explain(rows[i : i + 1]).to_numpy()
+            np.testing.assert_array_equal(alone, every[i : i + 1])
+
+
+def test_one_row_equals_the_enumerated_game(fitted):
+    # The independent oracle: the path-dependent game's value of every
+    # coalition, walked in NumPy, and Shapley's formula over them.
+    _, explainer, rows = fitted
+    for i in (0, len(rows) - 7, len(rows) - 3, len(rows) - 1):
+        phi = explainer.explain(rows[i : i + 1]).to_numpy().reshape(-1, 6)
+        expected = path_dependent_shapley(explainer.ensemble_, rows[i]).T
+        np.testing.assert_allclose(phi, expected, rtol=0, atol=1e-12)
+
+
+def test_one_row_equals_shap():
+    shap = pytest.importorskip("shap")
+    model, X = _forest()
+    row = _data(1, 4)
+    phi = TreeExplainer(model, n_jobs=2).fit().explain(row).to_numpy()
+    expected = shap.TreeExplainer(model).shap_values(row)
+    np.testing.assert_allclose(phi, expected, rtol=0, atol=1e-12)
+
+
+@given(
+    n_samples=st.integers(1, 5000),
+    block_rows=st.integers(1, 64),
+    n_threads=st.integers(1, 16),
+)
+def test_row_blocks_cover_the_rows_evenly(n_samples, block_rows, n_threads):
+    block, n_blocks = row_blocks(n_samples, block_rows, n_threads)
+    assert 1 <= block <= block_rows
+    # Exactly the rows: every block but the last is full, the last not empty.
+    assert (n_blocks - 1) * block < n_samples <= n_blocks * block
+
+
+def test_row_blocks_share_100_rows_on_two_threads():
+    # Four equal blocks, not 32, 32, 32 and 4 rows; many blocks stay full.
+    assert row_blocks(100, 32, 2) == (25, 4)
+    assert row_blocks(33, 32, 2) == (17, 2)
+    assert row_blocks(1, 32, 2) == (1, 1)
+    assert row_blocks(1000, 32, 2) == (32, 32)
