@@ -94,3 +94,19 @@ def test_chain_of_depth_100000_is_explained_exactly():
             arrays, sklearn_goes_left(model, x), [0, 1, 2]
         )
         np.testing.assert_allclose(row, expected, rtol=0, atol=1e-12 * scale)
+
+
+@pytest.mark.parametrize("n_features", [110])
+def test_one_row_alone_on_deep_paths(n_features):
+    # One row takes the kernel's one-row walk: the same values, to the bit,
+    # as in a block, and efficiency at rounding level at depth 109.
+    X, y = caterpillar(n_features)
+    model = DecisionTreeRegressor(random_state=0).fit(X, y)
+    explainer = TreeExplainer(model).fit()
+    in_block = explainer.explain(X).to_numpy()
+    raw = model.predict(X)
+    for i in range(0, len(X), 7):
+        alone = explainer.explain(X[i : i + 1]).to_numpy()
+        np.testing.assert_array_equal(alone, in_block[i : i + 1])
+        residual = abs(alone.sum() + explainer.expected_value_ - raw[i])
+        assert residual <= 1e-12 * np.abs(raw).max()

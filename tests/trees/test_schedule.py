@@ -58,16 +58,18 @@ def _hist_gradient_boosting():
     return model, X
 
 
+# Each builder, and whether its model has a rule for missing values.
 MODELS = {
-    "forest": _forest,
-    "multiclass boosting": _boosting,
-    "categories and missing values": _hist_gradient_boosting,
+    "forest": (_forest, True),
+    "multiclass boosting": (_boosting, False),
+    "categories and missing values": (_hist_gradient_boosting, True),
 }
 
 
 @pytest.fixture(scope="module", params=list(MODELS))
 def fitted(request):
-    model, X = MODELS[request.param]()
+    build, missing = MODELS[request.param]
+    model, X = build()
     explainer = TreeExplainer(model, n_jobs=1).fit()
     # Several chunks of trees, or the chunked paths would not be tested.
     assert len(explainer._chunk_start) > 2
@@ -75,6 +77,8 @@ def fitted(request):
     rows = np.vstack([_data(100 - 10, 3), edge[:5], np.full((2, 6), np.nan)])
     rows[-3, 0] = 7.0  # an unknown category (a plain value for the others)
     rows[-1, 0] = 2.0
+    if not missing:
+        rows[np.isnan(rows)] = 0.5
     return model, explainer, rows
 
 
@@ -128,3 +132,17 @@ def test_row_blocks_share_100_rows_on_two_threads():
     assert row_blocks(33, 32, 2) == (17, 2)
     assert row_blocks(1, 32, 2) == (1, 1)
     assert row_blocks(1000, 32, 2) == (32, 32)
+
+
+def test_interactions_do_not_depend_on_threads_or_rows(fitted):
+    model, one_thread, rows = fitted
+    two_threads = TreeExplainer(model, n_jobs=2).fit()
+    rows = rows[-40:]  # edge rows included
+    every = one_thread.explain_interactions(rows).to_numpy()
+    for n in (1, 2, 33):
+        for explainer in (one_thread, two_threads):
+            part = explainer.explain_interactions(rows[:n]).to_numpy()
+            np.testing.assert_array_equal(part, every[: len(part)])
+    for i in (0, len(rows) - 3, len(rows) - 1):
+        alone = two_threads.explain_interactions(rows[i : i + 1]).to_numpy()
+        np.testing.assert_array_equal(alone, every[len(alone) * i : len(alone) * (i + 1)])

@@ -339,9 +339,12 @@ class TreeExplainer(BaseExplainer):
         """Add the interaction values of the validated rows ``X`` to ``out``."""
         if self.feature_perturbation == "interventional":
             return self._interventional_interaction_rows(X, out, n_threads)
+        # Chunks for a row of matrices: each chunk adds n_values sums.
+        n_values = self.ensemble_.n_outputs * len(self.player_names_) ** 2
+        chunks = _tree_chunks(self.ensemble_, self.n_quadrature_points_, n_values)
         _interactions_core.path_dependent_interactions(
             self.ensemble_, self._cover_ratio, self._node_player, self._rules,
-            self._max_depth, X, out, n_threads,
+            self._max_depth, chunks, X, out, n_threads,
         )  # fmt: skip
         in_shap_convention(out, np.einsum("...jj->...j", out))
         return None

@@ -17,9 +17,9 @@ that is O(D**2 * m) work for ``m`` points, and the same prefix and suffix
 products give the leaf's Shapley values in O(D * m).
 
 Each row walks each tree once, depth first with an explicit stack, keeping
-the current path's ``(A_j, B_j)`` per player; rows are spread over OpenMP
-threads, each writing only its own rows, so the values do not depend on
-the number of threads.
+the current path's ``(A_j, B_j)`` per player; rows (or, for fewer rows than
+threads, rows and chunks of trees) are spread over OpenMP threads, and
+every value is summed in the same order whatever the threads.
 """
 
 from cython.parallel cimport parallel, prange
@@ -31,6 +31,11 @@ from ._routing cimport Routing, goes_left
 import numpy as np
 
 from ._table import ZERO_AS_MISSING
+
+cdef enum:
+    # At most this many doubles of chunks' sums for a few rows (32 MiB);
+    # beyond, each row runs on one thread.
+    _MAX_PARTIAL_VALUES = 4194304  # 2**22
 
 
 cdef struct _Trees:
@@ -230,12 +235,32 @@ cdef void _release(_Scratch *scratch) noexcept nogil:
     free(scratch.partial)
 
 
+cdef void _walk_trees(
+    const _Trees *trees,
+    _Scratch *scratch,
+    const Rules *rules,
+    Py_ssize_t tree_begin,
+    Py_ssize_t tree_end,
+    const double *x,
+    double *out,
+    Py_ssize_t n_outputs,
+    Py_ssize_t n_players,
+) noexcept nogil:
+    """Add the games of trees ``tree_begin`` to ``tree_end`` for ``x`` to ``out``."""
+    cdef Py_ssize_t tree
+    cdef Rule rule
+    for tree in range(tree_begin, tree_end):
+        rule = rule_of(rules, tree)
+        _walk_tree(trees, scratch, tree, &rule, x, out, n_outputs, n_players)
+
+
 def path_dependent_interactions(
     ensemble,
     const double[::1] cover_ratio,
     const Py_ssize_t[::1] player,
     rules,
     Py_ssize_t max_depth,
+    const Py_ssize_t[::1] chunk_start,
     const double[:, ::1] X,
     double[:, :, :, ::1] out,
     int n_threads,
@@ -249,7 +274,13 @@ def path_dependent_interactions(
     node's ``cover / parent cover``; tree ``t`` uses rule ``t`` of ``rules``
     (exact with ``ceil(D / 2)`` points), and ``max_depth`` bounds every
     tree's depth. Raises MemoryError if a thread's scratch (O(n_players +
-    max_depth * points)) cannot be allocated.
+    max_depth * points), and a row's matrices with several chunks) cannot
+    be allocated.
+
+    A row's matrices are summed chunk of trees by chunk of trees
+    (``chunk_start``, as in ``_tree_core.Forest``), the chunks' sums in
+    order: with fewer rows than threads, each (row, chunk) runs on any
+    thread, and the values are the same whatever the threads.
     """
     cdef const Py_ssize_t[::1] feature = ensemble.feature
     cdef const Py_ssize_t[::1] left = ensemble.left
@@ -265,10 +296,14 @@ def path_dependent_interactions(
     cdef Rules rule_table = rules_view(rules)
     cdef Py_ssize_t n_samples = X.shape[0], n_outputs = out.shape[1]
     cdef Py_ssize_t n_players = out.shape[2], levels = max_depth + 1
-    cdef Py_ssize_t m_max = 1, row, tree
+    cdef Py_ssize_t n_chunks = chunk_start.shape[0] - 1
+    cdef Py_ssize_t row_values = n_outputs * n_players * n_players
+    cdef Py_ssize_t m_max = 1, row, tree, item, c, j
     cdef _Trees trees
     cdef _Scratch *scratch = NULL
-    cdef Rule rule
+    cdef double *partials = NULL
+    cdef double *partial = NULL
+    cdef double *target
     cdef bint ready
     cdef int[::1] failed = np.zeros(1, dtype=np.intc)
 
@@ -292,23 +327,76 @@ def path_dependent_interactions(
     trees.value_stride = value.shape[1]
     if n_samples == 0:
         return
-    # No more threads than rows (see _tree_core.Forest.shapley).
-    with nogil, parallel(num_threads=min(n_threads, n_samples)):
-        # Assigned in the parallel block: private to each thread.
-        scratch = <_Scratch *> calloc(1, sizeof(_Scratch))
-        ready = scratch != NULL and _allocate(scratch, n_players, levels, m_max)
-        for row in prange(n_samples, schedule="dynamic"):
-            if not ready:
-                failed[0] = 1
-                continue
-            for tree in range(trees.n_trees):
-                rule = rule_of(&rule_table, tree)
-                _walk_tree(
-                    &trees, scratch, tree, &rule, &X[row, 0], &out[row, 0, 0, 0],
-                    n_outputs, n_players,
+    # Fewer rows than threads: (row, chunk) items, if their sums are small.
+    if (
+        n_chunks > 1
+        and n_samples < n_threads
+        and (n_chunks - 1) * n_samples * row_values <= _MAX_PARTIAL_VALUES
+    ):
+        partials = <double *> calloc(
+            (n_chunks - 1) * n_samples * row_values, sizeof(double)
+        )
+    if partials != NULL:
+        with nogil, parallel(num_threads=min(n_threads, n_samples * n_chunks)):
+            scratch = <_Scratch *> calloc(1, sizeof(_Scratch))
+            ready = scratch != NULL and _allocate(scratch, n_players, levels, m_max)
+            for item in prange(n_samples * n_chunks, schedule="dynamic"):
+                if not ready:
+                    failed[0] = 1
+                    continue
+                row = item // n_chunks
+                c = item % n_chunks
+                if c == 0:
+                    target = &out[row, 0, 0, 0]
+                else:
+                    target = partials + ((c - 1) * n_samples + row) * row_values
+                _walk_trees(
+                    &trees, scratch, &rule_table, chunk_start[c], chunk_start[c + 1],
+                    &X[row, 0], target, n_outputs, n_players,
                 )
-        if scratch != NULL:
-            _release(scratch)
-            free(scratch)
+            if scratch != NULL:
+                _release(scratch)
+                free(scratch)
+        with nogil:
+            for row in range(n_samples):
+                for c in range(1, n_chunks):
+                    partial = partials + ((c - 1) * n_samples + row) * row_values
+                    target = &out[row, 0, 0, 0]
+                    for j in range(row_values):
+                        target[j] += partial[j]
+        free(partials)
+    else:
+        # No more threads than rows (see _tree_core.Forest.shapley).
+        with nogil, parallel(num_threads=min(n_threads, n_samples)):
+            # Assigned in the parallel block: private to each thread.
+            scratch = <_Scratch *> calloc(1, sizeof(_Scratch))
+            partial = <double *> malloc(((n_chunks > 1) * row_values + 1) * sizeof(double))
+            ready = (
+                scratch != NULL
+                and partial != NULL
+                and _allocate(scratch, n_players, levels, m_max)
+            )
+            for row in prange(n_samples, schedule="dynamic"):
+                if not ready:
+                    failed[0] = 1
+                    continue
+                target = &out[row, 0, 0, 0]
+                _walk_trees(
+                    &trees, scratch, &rule_table, chunk_start[0], chunk_start[1],
+                    &X[row, 0], target, n_outputs, n_players,
+                )
+                for c in range(1, n_chunks):
+                    for j in range(row_values):
+                        partial[j] = 0.0
+                    _walk_trees(
+                        &trees, scratch, &rule_table, chunk_start[c],
+                        chunk_start[c + 1], &X[row, 0], partial, n_outputs, n_players,
+                    )
+                    for j in range(row_values):
+                        target[j] += partial[j]
+            free(partial)
+            if scratch != NULL:
+                _release(scratch)
+                free(scratch)
     if failed[0]:
         raise MemoryError("Could not allocate the interaction kernel's scratch memory.")
