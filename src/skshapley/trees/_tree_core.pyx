@@ -323,10 +323,11 @@ cdef inline void _ascend(
     cdef double *leaves = walk.leaves + depth * n
     cdef double *was_present = walk.was_present + depth * n
     cdef double *present = walk.present + player * n
-    cdef double *change = follow_change if follows[0] == 1.0 else leave_change
+    cdef double *change
 
     if one_row and was_present[0] == 1.0:
         # The block's sum with the sample's indicators, without its zero terms.
+        change = follow_change if follows[0] == 1.0 else leave_change
         for o in range(width):
             walk.total[0] = 0.0
             for k in range(m):
