@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-BENCHMARKS = sorted((Path(__file__).parents[1] / "benchmarks").glob("*.py"))
+# The scripts; `_*.py` are the helper modules they share.
+BENCHMARKS = sorted(
+    path
+    for path in (Path(__file__).parents[1] / "benchmarks").glob("*.py")
+    if not path.name.startswith("_")
+)
 
 
 # Benchmark-like: each starts a process that imports the libraries we compare
