@@ -177,12 +177,19 @@ def print_table(title, timings, unit, scale, notes):
                 print(
                     f"    {t.method:<{width}} {t.threads:>7} {t.rows:>5} "
                     f"{t.best * scale:>10.3f} {t.median * scale:>11.3f} "
-                    f"{t.calls:>6} {fmt(t.ratio, '.2f'):>7} "
+                    f"{t.calls:>6} {ratio_text(t.ratio):>7} "
                     f"{fmt(t.difference, '.1e'):>8} {fmt(t.residual, '.1e'):>9}"
                 )
     for note in notes:
         print(f"    note: {note}")
     print()
+
+
+def ratio_text(ratio):
+    """Two decimals, three below 0.1 (a fast anchor's fixed cost)."""
+    if ratio is None:
+        return "—"
+    return f"{ratio:.2f}" if ratio >= 0.1 else f"{ratio:.3f}"
 
 
 def fmt(value, spec):
