@@ -201,6 +201,19 @@ def split_contributions(n_features):
     return unpack
 
 
+def xgboost_predict(xgboost, model, n_jobs, **kind):
+    """``X -> booster.predict(DMatrix(X), **kind)``, the booster and the matrix
+    with the threads ``n_jobs`` gives."""
+    booster = model.get_booster()
+    threads = effective_n_threads(n_jobs)
+    booster.set_param({"nthread": threads})
+
+    def predict(X):
+        return booster.predict(xgboost.DMatrix(X, nthread=threads), **kind)
+
+    return predict
+
+
 def native_methods(libraries):
     """The boosting libraries' own path-dependent TreeSHAP (their C++),
     threaded by their own thread count."""
@@ -209,15 +222,10 @@ def native_methods(libraries):
     if xgboost is not None:
 
         def prepare_xgboost(model, n_jobs):
-            booster = model.get_booster()
-            threads = effective_n_threads(n_jobs)
-            booster.set_param({"nthread": threads})
-
-            def call(X):
-                matrix = xgboost.DMatrix(X, nthread=threads)
-                return booster.predict(matrix, pred_contribs=True)
-
-            return explain_function(call, split_contributions(model.n_features_in_))
+            return explain_function(
+                xgboost_predict(xgboost, model, n_jobs, pred_contribs=True),
+                split_contributions(model.n_features_in_),
+            )
 
         methods.append(Method(
             "xgboost pred_contribs", prepare_xgboost, True,
@@ -282,6 +290,15 @@ def quadrashap_method(path):
         version = "?"
     name = "quadrashap C++ quadrature"
     return Method(name, prepare, False, f"{version} ({location})"), None
+
+
+def add_quadrashap_path(parser) -> None:
+    """The ``--quadrashap-path`` option, which ``quadrashap_method`` takes."""
+    parser.add_argument(
+        "--quadrashap-path", default=os.environ.get("QUADRASHAP_PATH"),
+        help="directory holding the quadrashap package, appended to sys.path "
+        "(default: $QUADRASHAP_PATH)",
+    )  # fmt: skip
 
 
 def all_methods(libraries, quadrashap_path):

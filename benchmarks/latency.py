@@ -60,7 +60,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from _anchors import Unavailable, all_methods, efficiency_residual, machine
+from _anchors import (
+    Unavailable,
+    add_quadrashap_path,
+    all_methods,
+    efficiency_residual,
+    machine,
+)
 from _workloads import (
     BOOSTER_WORKLOADS,
     SEED,
@@ -280,11 +286,7 @@ def main():
         "--workload", action="append", choices=LATENCY_WORKLOADS,
         help="time only these workloads (repeatable; default: all)",
     )  # fmt: skip
-    parser.add_argument(
-        "--quadrashap-path", default=os.environ.get("QUADRASHAP_PATH"),
-        help="directory holding the quadrashap package, appended to sys.path "
-        "(default: $QUADRASHAP_PATH)",
-    )  # fmt: skip
+    add_quadrashap_path(parser)
     args = parser.parse_args()
     if args.budget is None:
         args.budget = 0.02 if args.quick else 0.5
@@ -341,9 +343,8 @@ def main():
         results.append((title, timings))
     print_targets(results, fixed, args.threads)
     print(f"load at the end {os.getloadavg()[0]:.2f}")
-    if errors:
-        print("skshapley failed:", *errors, sep="\n  ", file=sys.stderr)
-        sys.exit(1)
+    if errors:  # after the tables: what did run stays readable
+        sys.exit("skshapley failed: " + "; ".join(errors))
 
 
 if __name__ == "__main__":

@@ -139,11 +139,13 @@ import sklearn
 from _anchors import (
     Method,
     Unavailable,
+    add_quadrashap_path,
     all_methods,
     booster_library,
     efficiency_residual,
     import_fasttreeshap,
     machine,
+    xgboost_predict,
 )
 from _workloads import (
     BOOSTER_WORKLOADS,
@@ -393,13 +395,10 @@ def interaction_methods(libraries):
     if xgboost is not None:
 
         def prepare_xgboost(model, n_jobs):
-            booster = model.get_booster()
-            threads = effective_n_threads(n_jobs)
-            booster.set_param({"nthread": threads})
+            predict = xgboost_predict(xgboost, model, n_jobs, pred_interactions=True)
 
             def explain(X):
-                matrix = xgboost.DMatrix(X, nthread=threads)
-                values = booster.predict(matrix, pred_interactions=True)
+                values = predict(X)
                 # The last row and column hold the bias (at their corner).
                 base = values[:, -1, -1].reshape(len(X), 1)
                 return values[:, :-1, :-1].reshape(len(X), 1, -1), base
@@ -688,11 +687,7 @@ def main():
         "--workload", action="append", choices=WORKLOADS,
         help="run only these workloads (repeatable; default: all)",
     )  # fmt: skip
-    parser.add_argument(
-        "--quadrashap-path", default=os.environ.get("QUADRASHAP_PATH"),
-        help="directory holding the quadrashap package, appended to sys.path "
-        "(default: $QUADRASHAP_PATH)",
-    )  # fmt: skip
+    add_quadrashap_path(parser)
     parser.add_argument(
         "--interactions", action="store_true",
         help="time interaction values instead (workloads a and d, 200 rows)",
