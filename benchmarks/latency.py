@@ -305,6 +305,12 @@ def main():
     print("ratio = best time / skshapley's best time in the same case (> 1: slower)")
     for reason in reasons + skipped:
         print(f"note: {reason}")
+    load, cpus = os.getloadavg()[0], os.cpu_count() or 1
+    if load > cpus - 1:  # another runnable process for the second thread's core
+        print(
+            f"note: load {load:.1f} on {cpus} CPUs: the times include waiting "
+            f"for a core ({args.threads}-thread calls most), upper bounds"
+        )
     print()
 
     fixed = fixed_cost(methods, args)
