@@ -46,7 +46,7 @@ the two-thread ones need two idle cores.
 Run it from the repository root, in an environment where skshapley is
 installed (QuadraSHAP: see ``README.md`` and ``--quadrashap-path``)::
 
-    python benchmarks/latency.py             # full run, about 5 minutes on 2 cores
+    python benchmarks/latency.py             # full run, ~12 minutes on 2 busy cores
     python benchmarks/latency.py --quick     # smoke run, small models, seconds
     python benchmarks/latency.py --workload a --budget 2
 """
