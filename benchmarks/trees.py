@@ -128,31 +128,35 @@ same ``--repeat``, scaling and peak-memory notes as the interaction runs.
 
 import argparse
 import dataclasses
-import datetime
 import importlib
-import json
 import os
-import platform
 import sys
 import time
-import warnings
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import sklearn
-from sklearn.datasets import make_classification, make_friedman1, make_regression
-from sklearn.ensemble import (
-    GradientBoostingClassifier,
-    HistGradientBoostingRegressor,
-    RandomForestRegressor,
+from _anchors import (
+    Method,
+    Unavailable,
+    add_quadrashap_path,
+    all_methods,
+    booster_library,
+    efficiency_residual,
+    import_fasttreeshap,
+    machine,
+    xgboost_predict,
+)
+from _workloads import (
+    BOOSTER_WORKLOADS,
+    WORKLOADS,
+    booster_libraries,
+    make_workloads,
+    skshapley_rejects,
 )
 from threadpoolctl import threadpool_limits
 
-import skshapley
 from skshapley._threads import effective_n_threads
-
-SEED = 0
 
 # A measurement stops repeating once its runs took this many seconds in all.
 TIME_BUDGET = 7.0
@@ -166,471 +170,6 @@ SUBSET_BUDGET = 3.0
 
 # Rows of the warm-up runs, which also estimate the time per row.
 PILOT_ROWS = 10
-
-
-# -- workloads ---------------------------------------------------------------
-
-
-@dataclass
-class Workload:
-    key: str
-    title: str
-    model: object
-    X: np.ndarray  # the rows to explain
-    raw: np.ndarray  # the model's raw output on them, (n_rows, n_outputs)
-    fit_seconds: float
-    structure: str
-    # the raw output summed in float64 from the leaves, when the model's own is
-    # coarser (XGBoost's margin is float32); None: `raw` is float64 already
-    raw64: np.ndarray | None = None
-
-
-# The scikit-learn workloads, and the boosting-library ones: key -> library.
-SKLEARN_WORKLOADS = ("a", "b", "c")
-BOOSTER_WORKLOADS = {"d": "xgboost", "e": "xgboost", "f": "lightgbm"}
-WORKLOADS = SKLEARN_WORKLOADS + tuple(BOOSTER_WORKLOADS)
-
-
-def float32_rounded(X):
-    return X.astype(np.float32).astype(np.float64)
-
-
-def tree_structure(model) -> str:
-    """Trees, leaves and largest depth of a fitted ensemble."""
-    try:
-        if hasattr(model, "get_booster"):  # XGBoost: a text dump, tabs = depth
-            dump = model.get_booster().get_dump()
-            leaves = [
-                line.count("\t")
-                for tree in dump
-                for line in tree.splitlines()
-                if "leaf=" in line
-            ]
-            return f"{len(dump)} trees, {len(leaves)} leaves, max depth {max(leaves)}"
-        if hasattr(model, "booster_"):  # LightGBM
-            trees = model.booster_.dump_model()["tree_info"]
-            leaves = sum(tree["num_leaves"] for tree in trees)
-            depth = 0
-            for tree in trees:
-                stack = [(tree["tree_structure"], 0)]
-                while stack:
-                    node, level = stack.pop()
-                    if "left_child" in node:
-                        stack.append((node["left_child"], level + 1))
-                        stack.append((node["right_child"], level + 1))
-                    else:
-                        depth = max(depth, level)
-            return f"{len(trees)} trees, {leaves} leaves, max depth {depth}"
-        if hasattr(model, "_predictors"):  # HistGradientBoosting*
-            predictors = [p for it in model._predictors for p in it]
-            leaves = sum(p.get_n_leaf_nodes() for p in predictors)
-            depth = max(p.get_max_depth() for p in predictors)
-        else:
-            trees = [e.tree_ for e in np.ravel(model.estimators_)]
-            predictors = trees
-            leaves = sum(t.n_leaves for t in trees)
-            depth = max(t.max_depth for t in trees)
-    except Exception:  # private attributes; the benchmark does not need them
-        return ""
-    return f"{len(predictors)} trees, {leaves} leaves, max depth {depth}"
-
-
-def xgboost_margin64(xgboost, model, X):
-    """XGBoost's margin summed in float64: its intercept plus the leaf values
-    of the leaves ``pred_leaf`` reaches (their float32 values, as stored).
-
-    xgboost's own margin is a float32 sum, off by ~1e-7 relative; this one is
-    what exact Shapley values add up to. None unless the model is a single
-    output identity-link ``gbtree`` (the intercept is then ``base_score``).
-    """
-    booster = model.get_booster()
-    learner = json.loads(booster.save_raw(raw_format="json"))["learner"]
-    if (
-        learner["objective"]["name"] != "reg:squarederror"
-        or learner["gradient_booster"]["name"] != "gbtree"
-    ):
-        return None
-    trees = learner["gradient_booster"]["model"]["trees"]
-    base = np.float32(learner["learner_model_param"]["base_score"].strip("[]"))
-    leaves = booster.predict(xgboost.DMatrix(X), pred_leaf=True).astype(np.intp)
-    raw = np.full(len(X), float(base))
-    for i, tree in enumerate(trees):  # a leaf's value is its split_condition
-        values = np.asarray(tree["split_conditions"], dtype=np.float32)
-        raw += values[leaves[:, i]].astype(np.float64)
-    return raw.reshape(len(X), 1)
-
-
-def make_workloads(quick: bool, keys, libraries, n_rows: int | None = None):
-    """Fit the models (not timed against the methods) and pick the rows.
-
-    Yields a Workload, or a string saying why a workload is skipped.
-    ``n_rows`` overrides the number of rows to explain (the first rows of the
-    training data).
-    """
-    specs = {
-        "a": (
-            (1000, 10, 50, {"n_estimators": 10, "max_depth": 6})
-            if quick
-            else (10_000, 20, 500, {"n_estimators": 100, "max_depth": 12})
-        ),
-        "b": (
-            (500, 10, 100, {"n_estimators": 10, "max_depth": 3})
-            if quick
-            else (5_000, 20, 1000, {"n_estimators": 100, "max_depth": 5})
-        ),
-        "c": (
-            (1000, 10, 100, {"max_iter": 20, "max_leaf_nodes": 15})
-            if quick
-            else (10_000, 50, 1000, {"max_iter": 300, "max_leaf_nodes": 63})
-        ),
-        "d": (
-            (1000, 10, 100, {"n_estimators": 10, "max_depth": 3})
-            if quick
-            else (10_000, 50, 1000, {"n_estimators": 200, "max_depth": 6})
-        ),
-        "e": (
-            (1000, 10, 100, {"n_estimators": 10, "max_depth": 4})
-            if quick
-            else (20_000, 50, 1000, {"n_estimators": 500, "max_depth": 8})
-        ),
-        "f": (
-            (1000, 10, 100, {"n_estimators": 10, "num_leaves": 15})
-            if quick
-            else (10_000, 50, 1000, {"n_estimators": 300, "num_leaves": 63})
-        ),
-    }
-    for key in keys:
-        n_samples, n_features, n_explain, params = specs[key]
-        n_explain = n_explain if n_rows is None else n_rows
-        library = BOOSTER_WORKLOADS.get(key)
-        if library is not None and library not in libraries:
-            yield f"({key}) skipped: {library} is not importable"
-            continue
-        if key == "a":
-            X, y = make_friedman1(
-                n_samples, n_features=n_features, noise=1.0, random_state=SEED
-            )
-            model = RandomForestRegressor(**params, random_state=SEED, n_jobs=-1)
-            data = "make_friedman1"
-        elif key == "b":
-            X, y = make_classification(
-                n_samples, n_features=n_features, n_informative=n_features // 2,
-                random_state=SEED,
-            )  # fmt: skip
-            model = GradientBoostingClassifier(**params, random_state=SEED)
-            data = "make_classification, binary"
-        else:
-            X, y = make_regression(
-                n_samples, n_features=n_features, n_informative=n_features // 2,
-                noise=10.0, random_state=SEED,
-            )  # fmt: skip
-            data = "make_regression"
-            if key == "c":
-                model = HistGradientBoostingRegressor(**params, random_state=SEED)
-            elif library == "xgboost":
-                params = {**params, "tree_method": "hist"}
-                model = libraries["xgboost"].XGBRegressor(**params, random_state=SEED)
-            else:
-                params = {**params, "verbose": -1}
-                model = libraries["lightgbm"].LGBMRegressor(**params, random_state=SEED)
-        X = float32_rounded(X)
-        start = time.perf_counter()
-        model.fit(X, y)
-        fit_seconds = time.perf_counter() - start
-        X_explain = X[:n_explain]
-        raw64 = None
-        if library == "xgboost":
-            raw = model.predict(X_explain, output_margin=True)
-            output = "margin, output_margin=True"
-            raw64 = xgboost_margin64(libraries["xgboost"], model, X_explain)
-        elif library == "lightgbm":
-            raw = model.predict(X_explain, raw_score=True)
-            output = "raw_score=True"
-        elif hasattr(model, "decision_function"):
-            raw = model.decision_function(X_explain)
-            output = "log-odds margin"
-        else:
-            raw = model.predict(X_explain)
-            output = "prediction"
-        args = ", ".join(f"{k}={v!r}" for k, v in params.items())
-        title = (
-            f"({key}) {type(model).__name__}({args}) | {n_samples}x{n_features} "
-            f"{data} | explain {n_explain} rows ({output})"
-        )
-        raw = np.asarray(raw, dtype=float).reshape(n_explain, -1)
-        yield Workload(
-            key, title, model, X_explain, raw, fit_seconds, tree_structure(model),
-            raw64,
-        )  # fmt: skip
-
-
-def booster_libraries(keys):
-    """The boosting libraries the workloads need: ({name: module}, notes)."""
-    libraries, notes = {}, []
-    for name in sorted({BOOSTER_WORKLOADS[k] for k in keys if k in BOOSTER_WORKLOADS}):
-        try:
-            libraries[name] = importlib.import_module(name)
-        except ImportError as error:
-            notes.append(f"{name} not importable ({error})")
-    return libraries, notes
-
-
-def skshapley_rejects(model):
-    """Why skshapley's TreeExplainer rejects the model (its TypeError for an
-    unsupported model), or None: any other error is left to the timed run,
-    which reports it as a failure."""
-    from skshapley import TreeExplainer
-
-    try:
-        TreeExplainer(model).fit()
-    except TypeError as error:
-        if "does not support" in str(error):
-            return str(error).split(". ")[0]  # not the list of supported models
-    except Exception:
-        pass
-    return None
-
-
-# -- methods -----------------------------------------------------------------
-#
-# A method's `prepare(model, n_jobs)` builds its explainer and returns a
-# function `explain(X) -> (phi, base)`: `phi` of shape (n_rows, n_features) or
-# (n_rows, n_outputs, n_features), `base` a scalar or (n_outputs,), or
-# (n_rows, n_outputs) for a base per row (the boosting libraries' own
-# contributions, whose last column is the base).
-
-
-class Unavailable(Exception):
-    """The method is not installed or does not support the model."""
-
-
-@dataclass
-class Method:
-    name: str
-    prepare: Callable
-    threaded: bool  # whether it has a thread count (n_jobs)
-    version: str = ""
-    notes: list = field(default_factory=list)
-    # which models it is for; the others skip it without a note
-    supports: Callable = lambda model: True
-    # whether a long run may be timed on the first rows and scaled linearly
-    # (not when its time per call is not linear in the rows)
-    scalable: bool = True
-
-
-def skshapley_method():
-    """skshapley's TreeExplainer, or None while it is not importable."""
-    try:
-        from skshapley import TreeExplainer
-    except ImportError as error:
-        return None, f"skshapley.TreeExplainer not importable ({error})"
-
-    def prepare(model, n_jobs):
-        explainer = TreeExplainer(model, n_jobs=n_jobs).fit()
-
-        def explain(X):
-            phi = explainer.explain(X)
-            columns = phi.columns
-            if columns.nlevels > 1:  # (output, feature)
-                outputs = columns.get_level_values(0).unique()
-                values = np.stack([phi[o].to_numpy() for o in outputs], axis=1)
-            else:
-                values = phi.to_numpy()
-            return values, np.asarray(explainer.expected_value_, dtype=float)
-
-        explain.raw_predict = explainer.raw_predict
-        return explain
-
-    return Method("skshapley", prepare, threaded=True), None
-
-
-def booster_library(model):
-    """ "xgboost" or "lightgbm" for those libraries' models, else None."""
-    module = type(model).__module__.split(".")[0]
-    return module if module in ("xgboost", "lightgbm") else None
-
-
-def shap_method():
-    try:
-        shap = importlib.import_module("shap")
-    except ImportError as error:
-        return None, f"shap not importable ({error}); skipped"
-    method = Method("shap path-dependent", None, False, shap.__version__)
-
-    def prepare(model, n_jobs):
-        explainer = shap.TreeExplainer(
-            model, feature_perturbation="tree_path_dependent"
-        )
-        library = booster_library(model)
-        if library is not None:
-            # shap's tree_path_dependent path hands these models to the
-            # library's own contributions; for XGBoost with the booster's threads
-            if library == "xgboost":
-                model.get_booster().set_param({"nthread": 1})
-            own = "pred_contribs" if library == "xgboost" else "pred_contrib"
-            note = (
-                f"{method.name}: shap {shap.__version__} explains {library} models "
-                f"by calling {library}'s own {own} (one thread here), not its C++ "
-                "TreeSHAP"
-            )
-            if note not in method.notes:
-                method.notes.append(note)
-
-        def explain(X):
-            phi = explainer.shap_values(X, check_additivity=False)
-            if isinstance(phi, list):  # older shap: one array per output
-                phi = np.stack(phi, axis=1)
-            elif np.ndim(phi) == 3:  # (n_rows, n_features, n_outputs)
-                phi = np.moveaxis(phi, 2, 1)
-            return phi, explainer.expected_value
-
-        return explain
-
-    method.prepare = prepare
-    return method, None
-
-
-def import_fasttreeshap():
-    """The FastTreeSHAP module (``fasttreeshap-fixed`` or the original), or None."""
-    for name in ("fasttreeshap_fixed", "fasttreeshap"):
-        try:
-            with warnings.catch_warnings():  # "IPython could not be loaded!"
-                warnings.simplefilter("ignore")
-                return importlib.import_module(name)
-        except ImportError:
-            continue
-    return None
-
-
-def fasttreeshap_methods():
-    module = import_fasttreeshap()
-    if module is None:
-        return [], "fasttreeshap(-fixed) not importable; skipped"
-    version = f"{module.__name__} {getattr(module, '__version__', '?')}"
-
-    def make(algorithm):
-        method = Method(f"fasttreeshap {algorithm}", None, True, version)
-
-        def prepare(model, n_jobs):
-            explainer = module.TreeExplainer(
-                model, feature_perturbation="tree_path_dependent",
-                algorithm=algorithm, n_jobs=n_jobs,
-            )  # fmt: skip
-
-            def explain(X):
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    phi = explainer.shap_values(X, check_additivity=False)
-                for warning in caught:
-                    if "Switched to algorithm v1" in str(warning.message):
-                        explain.ran = "v1"
-                    note = f"{method.name}: {warning.message}"
-                    if note not in method.notes:
-                        method.notes.append(note)
-                if isinstance(phi, list):
-                    phi = np.stack(phi, axis=1)
-                elif np.ndim(phi) == 3:
-                    phi = np.moveaxis(phi, 2, 1)
-                return phi, explainer.expected_value
-
-            return explain
-
-        method.prepare = prepare
-        return method
-
-    return [make("v1"), make("v2")], None
-
-
-def native_methods(libraries):
-    """The boosting libraries' own path-dependent TreeSHAP (their C++),
-    threaded by their own thread count."""
-    methods = []
-    xgboost = libraries.get("xgboost")
-    if xgboost is not None:
-
-        def prepare_xgboost(model, n_jobs):
-            booster = model.get_booster()
-            threads = effective_n_threads(n_jobs)
-            booster.set_param({"nthread": threads})
-
-            def explain(X):
-                matrix = xgboost.DMatrix(X, nthread=threads)
-                contribs = booster.predict(matrix, pred_contribs=True)
-                contribs = contribs.reshape(len(X), -1, X.shape[1] + 1)
-                return contribs[..., :-1], contribs[..., -1]
-
-            return explain
-
-        methods.append(Method(
-            "xgboost pred_contribs", prepare_xgboost, True,
-            f"xgboost {xgboost.__version__}",
-            supports=lambda model: isinstance(model, xgboost.XGBModel),
-        ))  # fmt: skip
-    lightgbm = libraries.get("lightgbm")
-    if lightgbm is not None:
-
-        def prepare_lightgbm(model, n_jobs):
-            threads = effective_n_threads(n_jobs)
-
-            def explain(X):
-                contribs = model.predict(X, pred_contrib=True, num_threads=threads)
-                contribs = contribs.reshape(len(X), -1, X.shape[1] + 1)
-                return contribs[..., :-1], contribs[..., -1]
-
-            return explain
-
-        methods.append(Method(
-            "lightgbm pred_contrib", prepare_lightgbm, True,
-            f"lightgbm {lightgbm.__version__}",
-            supports=lambda model: isinstance(model, lightgbm.LGBMModel),
-        ))  # fmt: skip
-    return methods
-
-
-def quadrashap_method(path):
-    if path and path not in sys.path:
-        sys.path.append(path)
-    try:
-        quadrashap = importlib.import_module("quadrashap")
-        from quadrashap._cpp_ext import HAS_CPP_EXT
-    except ImportError as error:
-        return None, (
-            f"quadrashap not importable ({error}); skipped (see --quadrashap-path)"
-        )
-    if not HAS_CPP_EXT:
-        return None, "quadrashap: its C++ kernel (_core) is not built; skipped"
-    supported = ("RandomForest", "ExtraTrees", "DecisionTree")
-
-    def prepare(model, n_jobs):
-        if not type(model).__name__.startswith(supported):
-            raise Unavailable(
-                f"supports {', '.join(supported)} models only, "
-                f"not {type(model).__name__}"
-            )
-        explainer = quadrashap.TreeExplainer(
-            model, feature_perturbation="tree_path_dependent",
-            tree_solver="quadrature_tree", use_cpp=True,
-        )  # fmt: skip
-
-        def explain(X):
-            phi = explainer.shap_values(X, check_additivity=False)
-            if np.ndim(phi) == 3:
-                phi = np.moveaxis(phi, 2, 1)
-            return phi, explainer.expected_value
-
-        return explain
-
-    location = os.path.dirname(os.path.dirname(quadrashap.__file__))
-    try:
-        from importlib.metadata import PathDistribution
-        from pathlib import Path
-
-        dists = list(Path(location).glob("quadrashap-*.dist-info"))
-        version = PathDistribution(dists[0]).version if dists else "?"
-    except Exception:
-        version = "?"
-    name = "quadrashap C++ quadrature"
-    return Method(name, prepare, False, f"{version} ({location})"), None
 
 
 # -- measuring ---------------------------------------------------------------
@@ -670,23 +209,6 @@ def elapsed(func):
     start = time.perf_counter()
     func()
     return time.perf_counter() - start
-
-
-def efficiency_residual(phi, base, raw):
-    """``max |sum(phi) + base - raw| / max |raw|`` over the rows."""
-    phi = np.asarray(phi, dtype=float)
-    n_rows, n_outputs = raw.shape
-    phi = phi.reshape(n_rows, -1, phi.shape[-1])
-    base = np.asarray(base, dtype=float)
-    per_row = base.ndim == 2  # (n_rows, n_outputs)
-    base = base.reshape(n_rows, -1) if per_row else base.reshape(-1)
-    if phi.shape[1] != n_outputs or base.shape[-1] not in (1, n_outputs):
-        raise ValueError(
-            f"{phi.shape[1]} outputs explained, base of shape {base.shape}, "
-            f"model has {n_outputs}"
-        )
-    residual = np.abs(phi.sum(axis=-1) + base - raw).max()
-    return float(residual / np.abs(raw).max())
 
 
 def measure(method, workload, n_jobs, repeat, threads_label):
@@ -873,13 +395,10 @@ def interaction_methods(libraries):
     if xgboost is not None:
 
         def prepare_xgboost(model, n_jobs):
-            booster = model.get_booster()
-            threads = effective_n_threads(n_jobs)
-            booster.set_param({"nthread": threads})
+            predict = xgboost_predict(xgboost, model, n_jobs, pred_interactions=True)
 
             def explain(X):
-                matrix = xgboost.DMatrix(X, nthread=threads)
-                values = booster.predict(matrix, pred_interactions=True)
+                values = predict(X)
                 # The last row and column hold the bias (at their corner).
                 base = values[:, -1, -1].reshape(len(X), 1)
                 return values[:, :-1, :-1].reshape(len(X), 1, -1), base
@@ -1168,11 +687,7 @@ def main():
         "--workload", action="append", choices=WORKLOADS,
         help="run only these workloads (repeatable; default: all)",
     )  # fmt: skip
-    parser.add_argument(
-        "--quadrashap-path", default=os.environ.get("QUADRASHAP_PATH"),
-        help="directory holding the quadrashap package, appended to sys.path "
-        "(default: $QUADRASHAP_PATH)",
-    )  # fmt: skip
+    add_quadrashap_path(parser)
     parser.add_argument(
         "--interactions", action="store_true",
         help="time interaction values instead (workloads a and d, 200 rows)",
@@ -1189,48 +704,13 @@ def main():
         return run_interventional(args)
     keys = [k for k in WORKLOADS if k in (args.workload or WORKLOADS)]
 
-    methods, skipped = [], []
-    sk, reason = skshapley_method()
-    if sk is not None:
-        methods.append(sk)
-    else:
-        skipped.append(reason)
     libraries, reasons = booster_libraries(keys)
-    skipped += reasons
-    native = native_methods(libraries)
-    methods += native
-    shap, reason = shap_method()
-    if shap is not None:
-        methods.append(shap)
-    else:
-        skipped.append(reason)
-    fasttree, reason = fasttreeshap_methods()
-    methods += fasttree
-    if reason:
-        skipped.append(reason)
-    quadra, reason = quadrashap_method(args.quadrashap_path)
-    if quadra is not None:
-        methods.append(quadra)
-    else:
-        skipped.append(reason)
+    sk, methods, versions, skipped = all_methods(libraries, args.quadrashap_path)
+    skipped = reasons + skipped
     reference_name = "skshapley" if sk is not None else "shap path-dependent"
-
-    versions = [f"skshapley {skshapley.__version__}"]
-    versions += [
-        f"{m.name.split()[0]} {m.version}" for m in (shap, quadra) if m is not None
-    ]
-    if fasttree:
-        versions.append(fasttree[0].version)
-    versions += [m.version for m in native]
-    print(" | ".join(versions))
-    print(
-        f"numpy {np.__version__} | scikit-learn {sklearn.__version__} | "
-        f"Python {platform.python_version()} | {platform.machine()} | "
-        f"{os.cpu_count()} CPUs (n_jobs=-1: {effective_n_threads(-1)} threads) | "
-        f"load {os.getloadavg()[0]:.2f} | "
-        f"{datetime.datetime.now().isoformat(timespec='seconds')} | "
-        f"best of {args.repeat} runs{' | quick' if args.quick else ''}"
-    )
+    print(versions)
+    quick = " | quick" if args.quick else ""
+    print(f"{machine()} | best of {args.repeat} runs{quick}")
     if sk is None:
         print(
             "ratio = time / shap's one-thread time (skshapley's TreeExplainer "
