@@ -146,3 +146,30 @@ def test_interactions_do_not_depend_on_threads_or_rows(fitted):
     for i in (0, len(rows) - 3, len(rows) - 1):
         alone = two_threads.explain_interactions(rows[i : i + 1]).to_numpy()
         np.testing.assert_array_equal(alone, every[len(alone) * i : len(alone) * (i + 1)])
+
+
+def test_chunks_of_about_equal_work_fixed_by_the_model(fitted):
+    model, explainer, _ = fitted
+    ensemble = explainer.ensemble_
+    start = explainer._chunk_start
+    assert start[0] == 0 and start[-1] == ensemble.n_trees
+    assert (np.diff(start) >= 1).all() and len(start) - 1 <= 32
+    nodes = np.diff(np.append(ensemble.roots, len(ensemble.feature)))
+    work = nodes * explainer.n_quadrature_points_
+    per_chunk = np.add.reduceat(work, start[:-1])
+    # Each chunk ends at the tree that reaches its share: at most one tree over.
+    assert per_chunk.max() <= work.sum() / (len(start) - 1) + work.max()
+    # The same chunks whatever the threads: they depend on the model alone.
+    again = TreeExplainer(model, n_jobs=2).fit()
+    np.testing.assert_array_equal(again._chunk_start, start)
+
+
+def test_one_tree_is_one_chunk():
+    model, X = _forest()
+    model.estimators_ = model.estimators_[:1]
+    model.n_estimators = 1
+    explainer = TreeExplainer(model).fit()
+    np.testing.assert_array_equal(explainer._chunk_start, [0, 1])
+    np.testing.assert_array_equal(
+        explainer.explain(X[:1]).to_numpy(), explainer.explain(X[:40]).to_numpy()[:1]
+    )
