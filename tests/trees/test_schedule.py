@@ -19,9 +19,9 @@ from sklearn.ensemble import (
     HistGradientBoostingClassifier,
     RandomForestRegressor,
 )
+from skshapley.trees._tree_core import row_blocks
 
 from skshapley import TreeExplainer
-from skshapley.trees._tree_core import row_blocks
 
 ROW_COUNTS = (1, 2, 31, 33, 100)
 
@@ -88,7 +88,8 @@ def test_values_do_not_depend_on_threads_or_rows(fitted):
     every = one_thread.explain(rows).to_numpy()
     for n in ROW_COUNTS:
         for explainer in (one_thread, two_threads):
-            np.testing.assert_array_equal(explainer.explain(rows[:n]).to_numpy(), every[:n])
+            part = explainer.explain(rows[:n]).to_numpy()
+            np.testing.assert_array_equal(part, every[:n])
     for i in [*range(0, len(rows), 9), *range(len(rows) - 8, len(rows))]:
         for explainer in (one_thread, two_threads):
             alone = explainer.explain(rows[i : i + 1]).to_numpy()
@@ -107,7 +108,7 @@ def test_one_row_equals_the_enumerated_game(fitted):
 
 def test_one_row_equals_shap():
     shap = pytest.importorskip("shap")
-    model, X = _forest()
+    model, _ = _forest()
     row = _data(1, 4)
     phi = TreeExplainer(model, n_jobs=2).fit().explain(row).to_numpy()
     expected = shap.TreeExplainer(model).shap_values(row)
@@ -145,15 +146,18 @@ def test_interactions_do_not_depend_on_threads_or_rows(fitted):
             np.testing.assert_array_equal(part, every[: len(part)])
     for i in (0, len(rows) - 3, len(rows) - 1):
         alone = two_threads.explain_interactions(rows[i : i + 1]).to_numpy()
-        np.testing.assert_array_equal(alone, every[len(alone) * i : len(alone) * (i + 1)])
+        rows_of_i = slice(len(alone) * i, len(alone) * (i + 1))
+        np.testing.assert_array_equal(alone, every[rows_of_i])
 
 
 def test_chunks_of_about_equal_work_fixed_by_the_model(fitted):
     model, explainer, _ = fitted
     ensemble = explainer.ensemble_
     start = explainer._chunk_start
-    assert start[0] == 0 and start[-1] == ensemble.n_trees
-    assert (np.diff(start) >= 1).all() and len(start) - 1 <= 32
+    assert start[0] == 0
+    assert start[-1] == ensemble.n_trees
+    assert (np.diff(start) >= 1).all()
+    assert len(start) - 1 <= 32
     nodes = np.diff(np.append(ensemble.roots, len(ensemble.feature)))
     work = nodes * explainer.n_quadrature_points_
     per_chunk = np.add.reduceat(work, start[:-1])
