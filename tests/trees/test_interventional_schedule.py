@@ -17,58 +17,20 @@ from naive import (
     interventional_shapley,
     rows_on_thresholds,
 )
-from sklearn.ensemble import (
-    GradientBoostingClassifier,
-    HistGradientBoostingClassifier,
-    RandomForestRegressor,
-)
+from sklearn.ensemble import GradientBoostingClassifier
+
+# The path-dependent schedule's models: several chunks of trees each.
+from trees.test_schedule import MODELS, ROW_COUNTS, _data, _forest
 
 from skshapley import TreeExplainer
 from skshapley.trees import _interventional
 
-ROW_COUNTS = (1, 2, 31, 33, 100)
 N_FEATURES = 6
 
 
-def _data(n, seed, missing=False, categories=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, N_FEATURES))
-    if categories:
-        X[:, 0] = rng.integers(0, categories, size=n)
-    if missing:
-        X[rng.random(X.shape) < 0.1] = np.nan
-    return X
-
-
-def _forest():
-    X = _data(300, 0)
-    y = X[:, 0] + X[:, 1] * X[:, 2]
-    model = RandomForestRegressor(30, max_depth=8, random_state=0).fit(X, y)
-    return model, X, model.predict
-
-
-def _boosting():
-    X = _data(300, 1)
-    y = np.digitize(X[:, 0] + X[:, 3], [-0.5, 0.5])  # three classes
-    model = GradientBoostingClassifier(n_estimators=15, max_depth=3).fit(X, y)
-    return model, X, model.decision_function
-
-
-def _hist_gradient_boosting():
-    # Categories 0..4 seen in training; rows below add an unknown one (7).
-    X = _data(400, 2, missing=True, categories=5)
-    y = (np.nan_to_num(X[:, 1]) + (X[:, 0] == 2) > 0).astype(int)
-    model = HistGradientBoostingClassifier(
-        max_iter=30, categorical_features=[0], random_state=0
-    ).fit(X, y)
-    return model, X, model.decision_function
-
-
-MODELS = {
-    "forest": _forest,
-    "multiclass boosting": _boosting,
-    "categories and missing values": _hist_gradient_boosting,
-}
+def _raw(model):
+    """The model's own raw output: margins of the boosted classifiers."""
+    return getattr(model, "decision_function", model.predict)
 
 
 def _explainer(model, background, n_jobs):
@@ -85,7 +47,7 @@ def _interaction_chunks(explainer):
 
 @pytest.fixture(scope="module", params=list(MODELS))
 def fitted(request):
-    model, X, raw = MODELS[request.param]()
+    model, X = MODELS[request.param]()
     background = X[:60]
     one_thread = _explainer(model, background, 1)
     # Several chunks of trees, or the chunked paths would not be tested.
@@ -98,7 +60,7 @@ def fitted(request):
     if isinstance(model, GradientBoostingClassifier):
         # Its trees have no rule for missing values: plain values instead.
         rows[-2:] = np.nan_to_num(rows[-2:], nan=0.5)
-    return model, raw, background, one_thread, rows
+    return model, background, one_thread, rows
 
 
 def _same_values_alone_and_together(explain_one, explain_two, rows, per_row):
@@ -113,67 +75,57 @@ def _same_values_alone_and_together(explain_one, explain_two, rows, per_row):
             np.testing.assert_array_equal(alone, every[i * per_row : (i + 1) * per_row])
 
 
-def test_values_do_not_depend_on_threads_or_rows(fitted):
-    model, _, background, one_thread, rows = fitted
+@pytest.mark.parametrize("method", ["explain", "explain_interactions"])
+def test_values_do_not_depend_on_threads_or_rows(fitted, method):
+    model, background, one_thread, rows = fitted
     two_threads = _explainer(model, background, 2)
     _same_values_alone_and_together(
-        lambda X: one_thread.explain(X).to_numpy(),
-        lambda X: two_threads.explain(X).to_numpy(),
+        lambda X: getattr(one_thread, method)(X).to_numpy(),
+        lambda X: getattr(two_threads, method)(X).to_numpy(),
         rows,
-        per_row=1,
+        # Interactions: one row of the frame per (row, player).
+        per_row=N_FEATURES if method == "explain_interactions" else 1,
     )
 
 
-def test_interactions_do_not_depend_on_threads_or_rows(fitted):
-    model, _, background, one_thread, rows = fitted
-    two_threads = _explainer(model, background, 2)
-    # One row of the frame per (row, player).
-    _same_values_alone_and_together(
-        lambda X: one_thread.explain_interactions(X).to_numpy(),
-        lambda X: two_threads.explain_interactions(X).to_numpy(),
-        rows,
-        per_row=N_FEATURES,
-    )
-
-
-def _oracle_scale(raw, background):
+def _oracle_scale(model, background):
     # Sums over hundreds of leaves of Beta values times leaf values: a few
     # hundred roundings of the output's scale.
-    return 1e-12 * np.abs(raw(background)).max()
+    return 1e-12 * np.abs(_raw(model)(background)).max()
 
 
 def test_one_row_equals_the_definition(fitted):
     # The independent oracle: the model's own predictions on every hybrid
     # of the row and each background row, and Shapley's formula over them.
-    model, raw, background, _, rows = fitted
+    model, background, _, rows = fitted
     two_threads = _explainer(model, background, 2)
     for i in (0, len(rows) - 7, len(rows) - 3, len(rows) - 1):
         phi = two_threads.explain(rows[i : i + 1]).to_numpy()
-        expected = interventional_shapley(raw, rows[i], background)
+        expected = interventional_shapley(_raw(model), rows[i], background)
         np.testing.assert_allclose(
             phi.reshape(-1, N_FEATURES),
             expected.T,
             rtol=0,
-            atol=_oracle_scale(raw, background),
+            atol=_oracle_scale(model, background),
         )
 
 
 def test_one_row_interactions_equal_the_definition(fitted):
-    model, raw, background, _, rows = fitted
+    model, background, _, rows = fitted
     two_threads = _explainer(model, background, 2)
     for i in (0, len(rows) - 3):
         frame = two_threads.explain_interactions(rows[i : i + 1]).to_numpy()
         # Rows are players, columns (output, player).
         matrices = frame.reshape(N_FEATURES, -1, N_FEATURES).transpose(1, 0, 2)
-        expected = interventional_interactions(raw, rows[i], background)
+        expected = interventional_interactions(_raw(model), rows[i], background)
         np.testing.assert_allclose(
-            matrices, expected, rtol=0, atol=_oracle_scale(raw, background)
+            matrices, expected, rtol=0, atol=_oracle_scale(model, background)
         )
 
 
 def test_one_row_equals_shap():
     shap = pytest.importorskip("shap")
-    model, X, _ = _forest()
+    model, X = _forest()
     # Float32 data: shap compares float32 features, and so routes rows as
     # the model does.
     X = X.astype(np.float32).astype(float)
@@ -191,7 +143,7 @@ def test_one_row_equals_shap():
 def test_every_leaf_kind_gives_the_same_bits_in_chunks(monkeypatch, table_bits):
     # Leaves that keep their distinct failure masks sum the same counts in
     # the same order as tables, chunk by chunk too.
-    model, X, _ = _forest()
+    model, X = _forest()
     background, rows = X[:60], X[100:131]
     tabulated = _explainer(model, background, 1)
     monkeypatch.setattr(_interventional, "_MAX_TABLE_BITS", table_bits)
@@ -208,7 +160,7 @@ def test_batches_cut_the_chunks(monkeypatch):
     # Tables beyond the budget are built a batch of trees at a time: each
     # batch's chunks are the ensemble's, cut where the batch ends, so the
     # values still do not depend on the threads or the rows.
-    model, X, _ = _forest()
+    model, X = _forest()
     background, rows = X[:60], X[100:140]
     kept = _explainer(model, background, 1)._background._plan.chunks[0]
     monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", 100_000)
@@ -261,7 +213,7 @@ def spread(monkeypatch):
 
 @pytest.mark.parametrize("interactions", [False, True], ids=["shapley", "interactions"])
 def test_a_few_rows_spread_the_chunks(spread, interactions):
-    model, X, _ = _forest()
+    model, X = _forest()
     explainer = _explainer(model, X[:60], 2)
     explain = explainer.explain_interactions if interactions else explainer.explain
     explain(X[100:101])
@@ -276,7 +228,7 @@ def test_chunk_sums_beyond_the_scratch_fall_back_to_blocks(monkeypatch, spread):
     # With a scratch limit of a few rows, the chunks' sums of one row's
     # interaction matrices would take more than the threads' scratch: each
     # thread walks its blocks through every chunk instead, with the same bits.
-    model, X, _ = _forest()
+    model, X = _forest()
     explainer = _explainer(model, X[:60], 2)
     row = X[100:101]
     expected = explainer.explain_interactions(row).to_numpy()
