@@ -52,6 +52,7 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy, memmove, memset
 
+from ._chunks cimport add_chunk_sums, item_values, lanes_add
 from ._routing cimport Routing, goes_left
 
 from ._table import ZERO_AS_MISSING
@@ -713,7 +714,7 @@ cdef void _explain_chunks(
     chunks run on different threads (:meth:`Paths.explain`).
     """
     cdef _Walk walk
-    cdef Py_ssize_t c, j
+    cdef Py_ssize_t c
     cdef Py_ssize_t size = min(block_rows, n_samples - first) * row_values
     _layout(&walk, state, paths, block_rows, row_values)
     _explain_block(
@@ -726,8 +727,7 @@ cdef void _explain_chunks(
             paths, store, state, block_rows, XT, n_samples, first, task,
             walk.partial, chunk_start[c], chunk_start[c + 1],
         )
-        for j in range(size):
-            out[j] += walk.partial[j]
+        lanes_add(out, walk.partial, size)
 
 
 cdef class Paths:
@@ -887,7 +887,7 @@ cdef class Paths:
         cdef _Walk walk
         cdef char *state = NULL
         cdef double *target
-        cdef Py_ssize_t b, c, item, first, row, n_samples = XT.shape[1]
+        cdef Py_ssize_t b, c, item, first, n_samples = XT.shape[1]
         cdef Py_ssize_t n_chunks = chunk_start.shape[0] - 1
         cdef Py_ssize_t n_blocks = (n_samples + block_rows - 1) // block_rows
         cdef Py_ssize_t row_values = flat.shape[0] // n_samples if n_samples else 0
@@ -926,24 +926,19 @@ cdef class Paths:
                 if state == NULL:
                     out_of_memory[0] = 1
                     continue
-                b = item // n_chunks
+                # Assigned here: OpenMP keeps them private to the thread.
+                first = item // n_chunks * block_rows
                 c = item % n_chunks
-                first = b * block_rows
-                if c == 0:
-                    target = values + first * row_values
-                else:
-                    target = partial_sums + ((c - 1) * n_samples + first) * row_values
+                target = item_values(
+                    first, c, n_samples, row_values, values, partial_sums
+                )
                 _explain_block(
                     paths, &store, state, block_rows, &XT[0, 0], n_samples, first,
                     task, target, chunk_start[c], chunk_start[c + 1],
                 )
             free(state)
         with nogil:
-            for row in range(n_samples):
-                for c in range(1, n_chunks):
-                    target = partial_sums + ((c - 1) * n_samples + row) * row_values
-                    for b in range(row_values):
-                        values[row * row_values + b] += target[b]
+            add_chunk_sums(values, partial_sums, n_samples, n_chunks, row_values)
 
 
 cdef _Store _store(
