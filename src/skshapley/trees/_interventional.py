@@ -64,7 +64,6 @@ class _Plan:
 class _Batch:
     """A batch of trees with their leaves' tables and masks filled."""
 
-    trees: tuple
     table_base: int
     mask_base: int
     tables: np.ndarray
@@ -152,10 +151,11 @@ class Background:
         paths = self._paths()
         XT = np.ascontiguousarray(X.T)
         row_values = out[0].size
-        chunked = row_values if max(map(len, plan.chunks)) > 2 else 0
-        block_rows = self._fitting_block(paths, _BLOCK_ROWS, chunked)
+        # Each thread sums a chunk of its block's rows apart, if there are chunks.
+        sums = row_values if max(map(len, plan.chunks)) > 2 else 0
+        block_rows = self._fitting_block(paths, _BLOCK_ROWS, sums)
         block, n_blocks = _tree_core.row_blocks(len(X), block_rows, n_threads)
-        scratch = n_threads * paths.scratch_bytes(block_rows, chunked)
+        scratch = n_threads * paths.scratch_bytes(block_rows, sums)
         out_of_memory = np.zeros(1, dtype=np.intc)
         for batch, chunk_start in zip(
             self._batches(plan, n_threads), plan.chunks, strict=True
@@ -179,11 +179,8 @@ class Background:
 
         With ``row_values`` doubles per row for a chunk's sums (0: none).
         """
-        per_row = paths.scratch_bytes(2, row_values) - paths.scratch_bytes(
-            1, row_values
-        )
-        base = paths.scratch_bytes(0, row_values)
-        fitting = (MAX_SCRATCH_BYTES_PER_THREAD - base) // per_row
+        base, one, two = (paths.scratch_bytes(n, row_values) for n in range(3))
+        fitting = (MAX_SCRATCH_BYTES_PER_THREAD - base) // (two - one)
         return int(max(1, min(block, fitting)))
 
     def _batches(self, plan: _Plan, n_threads: int):
@@ -210,7 +207,6 @@ class Background:
             tables = np.empty(end_table - first_table)
             masks = np.empty(end_mask - first_mask, dtype=np.uint64)
         built = _Batch(
-            (first_tree, end_tree),
             first_table,
             first_mask,
             tables[: end_table - first_table],

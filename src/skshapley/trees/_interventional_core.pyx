@@ -40,11 +40,12 @@ down every path at once, in loops over the block; at each leaf, the leaf's
 table (or masks) serves the whole block while it is in cache.
 
 A row's values are summed chunk of trees by chunk of trees (chunks fixed by
-the model and the background alone): the first chunk's straight into the
-values, each other's from zero and then added, in chunk order. So many rows
-can be split into blocks, each walked through every chunk by one thread,
-and a few rows into (block, chunk) items that any thread takes, with the
-same sums in the same order: the values do not depend on the schedule.
+the model and the background alone, cut where a batch of trees ends): a
+batch's first chunk's straight into the values, each other's from zero and
+then added, in chunk order. So many rows can be split into blocks, each
+walked through every chunk by one thread, and a few rows into (block,
+chunk) items that any thread takes, with the same sums in the same order:
+the values do not depend on the schedule.
 """
 
 from cython.parallel cimport parallel, prange
@@ -883,11 +884,9 @@ cdef class Paths:
         cdef double[::1] flat = out.reshape(-1)
         cdef double *values = &flat[0] if flat.shape[0] else NULL
         cdef double[::1] sums
-        cdef double *partial_sums = NULL
         cdef _Walk walk
         cdef char *state = NULL
-        cdef double *target
-        cdef Py_ssize_t b, c, item, first, n_samples = XT.shape[1]
+        cdef Py_ssize_t b, n_samples = XT.shape[1]
         cdef Py_ssize_t n_chunks = chunk_start.shape[0] - 1
         cdef Py_ssize_t n_blocks = (n_samples + block_rows - 1) // block_rows
         cdef Py_ssize_t row_values = flat.shape[0] // n_samples if n_samples else 0
@@ -917,28 +916,49 @@ cdef class Paths:
         sums = partials.reshape(-1)
         if sums.shape[0] != (n_chunks - 1) * n_samples * row_values:
             raise ValueError("partials must hold the sums of every chunk but the first.")
-        if sums.shape[0]:
-            partial_sums = &sums[0]
-        scratch = _layout(&walk, NULL, paths, block_rows, 0)
-        with nogil, parallel(num_threads=min(n_threads, n_blocks * n_chunks)):
-            state = <char *> malloc(scratch)
-            for item in prange(n_blocks * n_chunks, schedule="dynamic"):
-                if state == NULL:
-                    out_of_memory[0] = 1
-                    continue
-                # Assigned here: OpenMP keeps them private to the thread.
-                first = item // n_chunks * block_rows
-                c = item % n_chunks
-                target = item_values(
-                    first, c, n_samples, row_values, values, partial_sums
-                )
-                _explain_block(
-                    paths, &store, state, block_rows, &XT[0, 0], n_samples, first,
-                    task, target, chunk_start[c], chunk_start[c + 1],
-                )
-            free(state)
-        with nogil:
-            add_chunk_sums(values, partial_sums, n_samples, n_chunks, row_values)
+        _explain_items(
+            paths, &store, &XT[0, 0], n_samples, chunk_start, block_rows, task,
+            values, &sums[0] if sums.shape[0] else NULL, row_values, n_threads,
+            out_of_memory,
+        )
+
+
+cdef void _explain_items(
+    const _Paths *paths, const _Store *store, const double *XT,
+    Py_ssize_t n_samples, const Py_ssize_t[::1] chunk_start, Py_ssize_t block_rows,
+    _Task task, double *values, double *partials, Py_ssize_t row_values,
+    int n_threads, int[::1] out_of_memory,
+) noexcept:
+    """:meth:`Paths.explain` for fewer blocks than threads: (block, chunk) items.
+
+    Any thread takes any block of ``block_rows`` rows with any chunk of
+    trees; chunk ``c > 0``'s sums go to ``partials`` (zero, (n_chunks - 1,
+    n_samples, row_values)) and are added to ``values`` in chunk order once
+    all are done: the sums of :func:`_explain_chunks`.
+    """
+    cdef _Walk walk
+    cdef char *state = NULL
+    cdef double *target
+    cdef Py_ssize_t item, first, c, n_chunks = chunk_start.shape[0] - 1
+    cdef Py_ssize_t n_items = (n_samples + block_rows - 1) // block_rows * n_chunks
+    cdef Py_ssize_t scratch = _layout(&walk, NULL, paths, block_rows, 0)
+    with nogil, parallel(num_threads=min(n_threads, n_items)):
+        state = <char *> malloc(scratch)
+        for item in prange(n_items, schedule="dynamic"):
+            if state == NULL:
+                out_of_memory[0] = 1
+                continue
+            # Assigned here: OpenMP keeps them private to the thread.
+            first = item // n_chunks * block_rows
+            c = item % n_chunks
+            target = item_values(first, c, n_samples, row_values, values, partials)
+            _explain_block(
+                paths, store, state, block_rows, XT, n_samples, first, task, target,
+                chunk_start[c], chunk_start[c + 1],
+            )
+        free(state)
+    with nogil:
+        add_chunk_sums(values, partials, n_samples, n_chunks, row_values)
 
 
 cdef _Store _store(
