@@ -35,7 +35,8 @@ _MAX_TABLE_BITS = 14
 
 # Rows walked together: a leaf's table serves the whole block while it is in
 # cache. Fewer when one thread's scratch would exceed
-# MAX_SCRATCH_BYTES_PER_THREAD (very deep trees).
+# MAX_SCRATCH_BYTES_PER_THREAD (very deep trees), or to share a few rows
+# evenly between the threads.
 _BLOCK_ROWS = 512
 
 
@@ -47,13 +48,15 @@ class _Plan:
     ``tabulated`` leaves and into its masks (64-bit words) for the others;
     the tables hold gains if ``gains`` (Shapley values), else counts
     (interactions); ``batches`` are ``(first tree, end tree, first table, end table,
-    first mask, end mask)``.
+    first mask, end mask)``; ``chunks`` are, per batch, the starts of its
+    chunks of trees, then its end tree (see ``Paths.explain``).
     """
 
     offset: np.ndarray
     tabulated: np.ndarray
     table_bits: int
     batches: list
+    chunks: list
     gains: bool
 
 
@@ -61,7 +64,6 @@ class _Plan:
 class _Batch:
     """A batch of trees with their leaves' tables and masks filled."""
 
-    trees: tuple
     table_base: int
     mask_base: int
     tables: np.ndarray
@@ -136,30 +138,49 @@ class Background:
         self._explain(self._planned(_MAX_TABLE_BITS, gains=False), X, out, n_threads)
 
     def _explain(self, plan: _Plan, X: np.ndarray, out: np.ndarray, n_threads: int):
-        """Add the rows' values (or, for 4-d ``out``, interactions) to ``out``."""
+        """Add the rows' values (or, for 4-d ``out``, interactions) to ``out``.
+
+        Blocks of rows as large as the scratch allows, shared evenly between
+        the threads. Fewer blocks than threads (a few rows): the chunks of
+        trees spread over the threads too, if their sums take no more memory
+        than the threads' scratch for full blocks; else, and for more rows,
+        each thread walks its blocks through every chunk.
+        """
         if len(X) == 0:
             return
         paths = self._paths()
         XT = np.ascontiguousarray(X.T)
-        # Enough blocks for the threads, as large as the scratch allows.
-        block = min(_BLOCK_ROWS, max(1, -(-len(X) // n_threads)))
-        block = self._fitting_block(paths, block)
+        row_values = out[0].size
+        # Each thread sums a chunk of its block's rows apart, if there are chunks.
+        sums = row_values if max(map(len, plan.chunks)) > 2 else 0
+        block_rows = self._fitting_block(paths, _BLOCK_ROWS, sums)
+        block, n_blocks = _tree_core.row_blocks(len(X), block_rows, n_threads)
+        scratch = n_threads * paths.scratch_bytes(block_rows, sums)
         out_of_memory = np.zeros(1, dtype=np.intc)
-        for batch in self._batches(plan, n_threads):
+        for batch, chunk_start in zip(
+            self._batches(plan, n_threads), plan.chunks, strict=True
+        ):
+            partials = None
+            shape = (len(chunk_start) - 2, len(X), row_values)
+            if n_blocks < n_threads and 8 * np.prod(shape) <= scratch:
+                partials = np.zeros(shape)
             paths.explain(
-                XT, *batch.trees, plan.offset, plan.tabulated, batch.tables,
+                XT, chunk_start, plan.offset, plan.tabulated, batch.tables,
                 batch.masks, batch.table_base, batch.mask_base,
-                self.n_background, out, out.ndim == 4, block, n_threads,
-                out_of_memory,
+                self.n_background, out, out.ndim == 4, block, partials,
+                n_threads, out_of_memory,
             )  # fmt: skip
             _check_memory(out_of_memory)
         out /= self.n_background
 
     @staticmethod
-    def _fitting_block(paths, block: int) -> int:
-        """``block`` rows, or fewer so that a thread's scratch fits its limit."""
-        per_row = paths.scratch_bytes(2) - paths.scratch_bytes(1)
-        fitting = (MAX_SCRATCH_BYTES_PER_THREAD - paths.scratch_bytes(0)) // per_row
+    def _fitting_block(paths, block: int, row_values: int) -> int:
+        """``block`` rows, or fewer so that a thread's scratch fits its limit.
+
+        With ``row_values`` doubles per row for a chunk's sums (0: none).
+        """
+        base, one, two = (paths.scratch_bytes(n, row_values) for n in range(3))
+        fitting = (MAX_SCRATCH_BYTES_PER_THREAD - base) // (two - one)
         return int(max(1, min(block, fitting)))
 
     def _batches(self, plan: _Plan, n_threads: int):
@@ -186,7 +207,6 @@ class Background:
             tables = np.empty(end_table - first_table)
             masks = np.empty(end_mask - first_mask, dtype=np.uint64)
         built = _Batch(
-            (first_tree, end_tree),
             first_table,
             first_mask,
             tables[: end_table - first_table],
@@ -197,7 +217,7 @@ class Background:
         paths.build(
             first_tree, end_tree, self._background, plan.offset, plan.tabulated,
             built.tables, built.masks, first_table, first_mask, plan.table_bits,
-            plan.gains, self._fitting_block(paths, _BLOCK_ROWS), n_threads,
+            plan.gains, self._fitting_block(paths, _BLOCK_ROWS, 0), n_threads,
             out_of_memory,
         )  # fmt: skip
         _check_memory(out_of_memory)
@@ -241,7 +261,35 @@ class Background:
             size += tree_bytes
         batches.append(span(first, len(table_at) - 1))
         bits = int(n_bits[tabulated].max()) if tabulated.any() else -1
-        return _Plan(offset, is_tabulated, bits, batches, gains)
+        chunks = self._chunks(tree_end, gains, batches)
+        return _Plan(offset, is_tabulated, bits, batches, chunks, gains)
+
+    def _chunks(self, tree_end: np.ndarray, gains: bool, batches: list) -> list:
+        """Each batch's chunks of trees: their starts, then the batch's end.
+
+        The ensemble's chunks (``_tree_chunks``), cut where batches end.
+        At each leaf a row costs about D (Shapley values) or D**2
+        (interactions) for the path's D players, so a tree's work is its
+        nodes times its paths' largest D, or D**2; a chunk's sums are one
+        row of values, or of interaction matrices. They depend on the model
+        and the background alone, not on the rows or threads.
+        """
+        # _explainer imports this module: a module-level import would be a cycle.
+        from ._explainer import _tree_chunks
+
+        n_bits = self._bit[self._leaves]
+        tree_start = np.concatenate([[0], tree_end[:-1]])
+        work = np.maximum(np.maximum.reduceat(n_bits, tree_start), 1)
+        row_values = self._ensemble.n_outputs * self._n_players
+        if not gains:
+            work, row_values = work**2, row_values * self._n_players
+        starts = _tree_chunks(self._ensemble, work, row_values)
+        return [
+            np.concatenate(
+                [[first], starts[(starts > first) & (starts < end)], [end]]
+            ).astype(np.intp)
+            for first, end, *_ in batches
+        ]
 
     def _path_bits(self, players_start: np.ndarray, players: np.ndarray) -> int:
         """Number the paths' players (see ``path_bits``); the deepest depth."""

@@ -38,6 +38,14 @@ Rows are routed by the models' own rule (``_routing.pxd``). A depth-first
 walk of a tree carries the masks of a block of rows (or background rows)
 down every path at once, in loops over the block; at each leaf, the leaf's
 table (or masks) serves the whole block while it is in cache.
+
+A row's values are summed chunk of trees by chunk of trees (chunks fixed by
+the model and the background alone, cut where a batch of trees ends): a
+batch's first chunk's straight into the values, each other's from zero and
+then added, in chunk order. So many rows can be split into blocks, each
+walked through every chunk by one thread, and a few rows into (block,
+chunk) items that any thread takes, with the same sums in the same order:
+the values do not depend on the schedule.
 """
 
 from cython.parallel cimport parallel, prange
@@ -45,6 +53,7 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy, memmove, memset
 
+from ._chunks cimport add_chunk_sums, item_values, lanes_add
 from ._routing cimport Routing, goes_left
 
 from ._table import ZERO_AS_MISSING
@@ -127,7 +136,8 @@ cdef struct _Walk:
     Py_ssize_t first                # the block's first row
     Py_ssize_t n                    # rows in the block
     _Task task
-    double *out                     # the values of all rows
+    double *out                     # the values of the block's first row
+    double *partial                 # a chunk's sums, (block, row_values)
     uint64_t *masks                 # (levels, words, n)
     Py_ssize_t *nodes               # (levels,): the split being walked
     double *gain                    # scratch (max_bits + 1,)
@@ -138,12 +148,14 @@ cdef struct _Walk:
 
 
 cdef Py_ssize_t _layout(
-    _Walk *walk, char *state, const _Paths *paths, Py_ssize_t block
+    _Walk *walk, char *state, const _Paths *paths, Py_ssize_t block,
+    Py_ssize_t row_values,
 ) noexcept nogil:
     """Point ``walk``'s buffers into one thread's ``state``; return its bytes.
 
     The one place the scratch layout is written: sized with ``state`` NULL
-    before anything is allocated. Parts are rounded to 8 bytes.
+    before anything is allocated. Parts are rounded to 8 bytes. A chunk's
+    sums take ``row_values`` doubles per row (0 if the walks need none).
     """
     cdef Py_ssize_t used = 0, D = paths.max_bits, levels = paths.levels
     walk.masks = <uint64_t *> (state + used)
@@ -161,6 +173,8 @@ cdef Py_ssize_t _layout(
     used += (levels * block + 7) // 8 * 8
     walk.side = <unsigned char *> (state + used)
     used += (levels + 7) // 8 * 8
+    walk.partial = <double *> (state + used)
+    used += block * row_values * 8
     return used
 
 
@@ -433,7 +447,7 @@ cdef void _serve_leaf(
         return
     if walk.task == _INTERACTIONS:
         row_size *= paths.n_players
-    phi = walk.out + walk.first * row_size
+    phi = walk.out
     if table != NULL and walk.task == _SHAPLEY:
         for r in range(n):
             _add_gains(paths, tree, leaf, table + (masks[r] & low) * D, phi)
@@ -633,7 +647,7 @@ cdef void _count_tree(
     """
     cdef _Walk walk
     cdef Py_ssize_t node, n_background = store.n_background
-    _layout(&walk, state, paths, block_rows)
+    _layout(&walk, state, paths, block_rows, 0)
     for node in range(paths.roots[tree], paths.roots[tree + 1]):
         if paths.left[node] < 0 and store.tabulated[node]:
             memset(
@@ -668,10 +682,14 @@ cdef void _explain_block(
     const double *XT, Py_ssize_t n_samples, Py_ssize_t first, _Task task,
     double *out, Py_ssize_t tree_begin, Py_ssize_t tree_end,
 ) noexcept nogil:
-    """Add the values of the block of rows from ``first`` over the trees to ``out``."""
+    """Add the values of the block of rows from ``first`` over the trees to ``out``.
+
+    ``out`` holds the block's rows' values (from its first row's);
+    ``state`` is the thread's scratch for blocks of ``block_rows`` rows.
+    """
     cdef _Walk walk
     cdef Py_ssize_t tree
-    _layout(&walk, state, paths, block_rows)
+    _layout(&walk, state, paths, block_rows, 0)
     walk.X = XT
     walk.stride = n_samples
     walk.task = task
@@ -680,6 +698,37 @@ cdef void _explain_block(
     walk.n = min(block_rows, n_samples - first)
     for tree in range(tree_begin, tree_end):
         _walk_tree(paths, store, &walk, tree)
+
+
+cdef void _explain_chunks(
+    const _Paths *paths, const _Store *store, char *state, Py_ssize_t block_rows,
+    Py_ssize_t row_values, const double *XT, Py_ssize_t n_samples,
+    Py_ssize_t first, _Task task, double *out, const Py_ssize_t *chunk_start,
+    Py_ssize_t n_chunks,
+) noexcept nogil:
+    """Add the values of the block of rows from ``first`` to ``out``, chunk after chunk.
+
+    The trees of chunk ``c`` are ``chunk_start[c]`` to ``chunk_start[c +
+    1]``. The first chunk's values are added to ``out`` directly; each
+    other chunk's are summed in the scratch's ``partial`` (``row_values``
+    per row) and then added: the same sums, in the same order, as when
+    chunks run on different threads (:meth:`Paths.explain`).
+    """
+    cdef _Walk walk
+    cdef Py_ssize_t c
+    cdef Py_ssize_t size = min(block_rows, n_samples - first) * row_values
+    _layout(&walk, state, paths, block_rows, row_values)
+    _explain_block(
+        paths, store, state, block_rows, XT, n_samples, first, task, out,
+        chunk_start[0], chunk_start[1],
+    )
+    for c in range(1, n_chunks):
+        memset(walk.partial, 0, size * sizeof(double))
+        _explain_block(
+            paths, store, state, block_rows, XT, n_samples, first, task,
+            walk.partial, chunk_start[c], chunk_start[c + 1],
+        )
+        lanes_add(out, walk.partial, size)
 
 
 cdef class Paths:
@@ -752,10 +801,13 @@ cdef class Paths:
         self.paths.levels = max_depth + 1
         self.paths.max_bits = max_bits
 
-    def scratch_bytes(self, Py_ssize_t block_rows):
-        """Bytes of scratch one thread allocates for blocks of ``block_rows``."""
+    def scratch_bytes(self, Py_ssize_t block_rows, Py_ssize_t row_values):
+        """Bytes of scratch one thread allocates for blocks of ``block_rows``.
+
+        With ``row_values`` doubles per row for a chunk's sums (0: none).
+        """
         cdef _Walk walk
-        return _layout(&walk, NULL, &self.paths, block_rows)
+        return _layout(&walk, NULL, &self.paths, block_rows, row_values)
 
     def build(
         self, Py_ssize_t tree_begin, Py_ssize_t tree_end, const double[:, ::1] ZT,
@@ -781,7 +833,7 @@ cdef class Paths:
         cdef double *R = NULL
         cdef uint64_t *sort = NULL
         cdef Py_ssize_t tree, n_background = ZT.shape[1]
-        cdef Py_ssize_t scratch = _layout(&walk, NULL, paths, block_rows)
+        cdef Py_ssize_t scratch = _layout(&walk, NULL, paths, block_rows, 0)
         cdef Py_ssize_t zeta = (table_bits + 2) << table_bits if table_bits >= 0 else 0
         if n_background == 0:
             return
@@ -801,20 +853,28 @@ cdef class Paths:
             free(sort)
 
     def explain(
-        self, const double[:, ::1] XT, Py_ssize_t tree_begin, Py_ssize_t tree_end,
+        self, const double[:, ::1] XT, const Py_ssize_t[::1] chunk_start,
         const Py_ssize_t[::1] offset, const unsigned char[::1] tabulated,
         double[::1] tables, uint64_t[::1] masks, Py_ssize_t table_base,
         Py_ssize_t mask_base, Py_ssize_t n_background, out, bint interactions,
-        Py_ssize_t block_rows, int n_threads, int[::1] out_of_memory,
+        Py_ssize_t block_rows, partials, int n_threads, int[::1] out_of_memory,
     ):
         """Add each row's values over the trees, times ``n_background``, to ``out``.
 
-        ``XT`` is the validated rows, transposed (n_features, n_samples).
-        ``out`` has shape (n_samples, n_outputs, n_players) for Shapley
-        values, or (n_samples, n_outputs, n_players, n_players) for
-        ``interactions`` (tabulated leaves keeping counts). One thread per block of
-        ``block_rows`` rows: the values do not depend on the threads or
-        the blocks.
+        ``XT`` is the validated rows, transposed (n_features, n_samples);
+        the trees are in chunks, chunk ``c`` from ``chunk_start[c]`` to
+        ``chunk_start[c + 1]`` (excluded). ``out`` has shape (n_samples,
+        n_outputs, n_players) for Shapley values, or (n_samples, n_outputs,
+        n_players, n_players) for ``interactions`` (tabulated leaves keeping
+        counts). Rows are in blocks of ``block_rows``.
+
+        Without ``partials`` (None), one thread per block walks every chunk
+        (:func:`_explain_chunks`). With ``partials`` (zero, of shape
+        (n_chunks - 1, n_samples, row_values)), for fewer blocks than
+        threads, any thread takes any (block, chunk): chunk ``c > 0``'s sums
+        go to ``partials[c - 1]`` and are added to ``out`` in chunk order
+        once all are done. Either way each value is the same sum in the same
+        order: the values do not depend on the threads or the blocks.
         """
         cdef _Store store = _store(
             offset, tabulated, tables, masks, table_base, mask_base, n_background,
@@ -823,26 +883,82 @@ cdef class Paths:
         cdef const _Paths *paths = &self.paths
         cdef double[::1] flat = out.reshape(-1)
         cdef double *values = &flat[0] if flat.shape[0] else NULL
+        cdef double[::1] sums
         cdef _Walk walk
         cdef char *state = NULL
         cdef Py_ssize_t b, n_samples = XT.shape[1]
+        cdef Py_ssize_t n_chunks = chunk_start.shape[0] - 1
         cdef Py_ssize_t n_blocks = (n_samples + block_rows - 1) // block_rows
-        cdef Py_ssize_t scratch = _layout(&walk, NULL, paths, block_rows)
+        cdef Py_ssize_t row_values = flat.shape[0] // n_samples if n_samples else 0
+        cdef Py_ssize_t scratch
         cdef _Task task = _INTERACTIONS if interactions else _SHAPLEY
         if n_samples == 0:
             return
-        # No more threads than blocks (see _tree_core.Forest.shapley).
-        with nogil, parallel(num_threads=min(n_threads, n_blocks)):
-            state = <char *> malloc(scratch)
-            for b in prange(n_blocks, schedule="dynamic"):
-                if state == NULL:
-                    out_of_memory[0] = 1
-                    continue
-                _explain_block(
-                    paths, &store, state, block_rows, &XT[0, 0], n_samples,
-                    b * block_rows, task, values, tree_begin, tree_end,
-                )
-            free(state)
+        if partials is None:
+            scratch = _layout(
+                &walk, NULL, paths, block_rows, row_values if n_chunks > 1 else 0
+            )
+            # No more threads than blocks (see _tree_core.Forest.shapley).
+            with nogil, parallel(num_threads=min(n_threads, n_blocks)):
+                state = <char *> malloc(scratch)
+                for b in prange(n_blocks, schedule="dynamic"):
+                    if state == NULL:
+                        out_of_memory[0] = 1
+                        continue
+                    _explain_chunks(
+                        paths, &store, state, block_rows, row_values, &XT[0, 0],
+                        n_samples, b * block_rows, task,
+                        values + b * block_rows * row_values, &chunk_start[0],
+                        n_chunks,
+                    )
+                free(state)
+            return
+        sums = partials.reshape(-1)
+        if sums.shape[0] != (n_chunks - 1) * n_samples * row_values:
+            raise ValueError("partials must hold the sums of every chunk but the first.")
+        _explain_items(
+            paths, &store, &XT[0, 0], n_samples, chunk_start, block_rows, task,
+            values, &sums[0] if sums.shape[0] else NULL, row_values, n_threads,
+            out_of_memory,
+        )
+
+
+cdef void _explain_items(
+    const _Paths *paths, const _Store *store, const double *XT,
+    Py_ssize_t n_samples, const Py_ssize_t[::1] chunk_start, Py_ssize_t block_rows,
+    _Task task, double *values, double *partials, Py_ssize_t row_values,
+    int n_threads, int[::1] out_of_memory,
+) noexcept:
+    """:meth:`Paths.explain` for fewer blocks than threads: (block, chunk) items.
+
+    Any thread takes any block of ``block_rows`` rows with any chunk of
+    trees; chunk ``c > 0``'s sums go to ``partials`` (zero, (n_chunks - 1,
+    n_samples, row_values)) and are added to ``values`` in chunk order once
+    all are done: the sums of :func:`_explain_chunks`.
+    """
+    cdef _Walk walk
+    cdef char *state = NULL
+    cdef double *target
+    cdef Py_ssize_t item, first, c, n_chunks = chunk_start.shape[0] - 1
+    cdef Py_ssize_t n_items = (n_samples + block_rows - 1) // block_rows * n_chunks
+    cdef Py_ssize_t scratch = _layout(&walk, NULL, paths, block_rows, 0)
+    with nogil, parallel(num_threads=min(n_threads, n_items)):
+        state = <char *> malloc(scratch)
+        for item in prange(n_items, schedule="dynamic"):
+            if state == NULL:
+                out_of_memory[0] = 1
+                continue
+            # Assigned here: OpenMP keeps them private to the thread.
+            first = item // n_chunks * block_rows
+            c = item % n_chunks
+            target = item_values(first, c, n_samples, row_values, values, partials)
+            _explain_block(
+                paths, store, state, block_rows, XT, n_samples, first, task, target,
+                chunk_start[c], chunk_start[c + 1],
+            )
+        free(state)
+    with nogil:
+        add_chunk_sums(values, partials, n_samples, n_chunks, row_values)
 
 
 cdef _Store _store(
