@@ -16,7 +16,7 @@ from sklearn.datasets import make_classification, make_regression
 from sklearn.ensemble import GradientBoostingClassifier, RandomForestRegressor
 
 from skshapley import TreeExplainer
-from skshapley.trees import _explainer, _interventional
+from skshapley.trees import _interventional
 
 # Sums over ~100 leaves of products of Beta values times the leaf values: a
 # few hundred roundings of the output's scale.
@@ -45,7 +45,9 @@ def test_every_path_gives_the_same_bits(monkeypatch, budget, table_bits, block):
     # One chunk of trees: values summed tree after tree, however batches cut
     # them (a chunk's sums are cut where a batch ends).
     monkeypatch.setattr(
-        _explainer, "_tree_chunks", lambda ensemble, *_: np.array([0, ensemble.n_trees])
+        _interventional,
+        "tree_chunks",
+        lambda ensemble, *_: np.array([0, ensemble.n_trees]),
     )
     model, X = forest_and_data()
     background, rows = X[:60], X[100:140]

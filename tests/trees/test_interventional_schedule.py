@@ -17,10 +17,9 @@ from naive import (
     interventional_shapley,
     rows_on_thresholds,
 )
-from sklearn.ensemble import GradientBoostingClassifier
 
 # The path-dependent schedule's models: several chunks of trees each.
-from trees.test_schedule import MODELS, ROW_COUNTS, _data, _forest
+from schedule_models import MODELS, ROW_COUNTS, data, forest
 
 from skshapley import TreeExplainer
 from skshapley.trees import _interventional
@@ -47,18 +46,18 @@ def _interaction_chunks(explainer):
 
 @pytest.fixture(scope="module", params=list(MODELS))
 def fitted(request):
-    model, X = MODELS[request.param]()
+    build, missing = MODELS[request.param]
+    model, X = build()
     background = X[:60]
     one_thread = _explainer(model, background, 1)
     # Several chunks of trees, or the chunked paths would not be tested.
     assert len(one_thread._background._plan.chunks[0]) > 2
     assert len(_interaction_chunks(one_thread)[0]) > 2
     edge = rows_on_thresholds(one_thread.ensemble_, X[60:110])
-    rows = np.vstack([_data(90, 3), edge[:5], np.full((2, N_FEATURES), np.nan)])
+    rows = np.vstack([data(90, 3), edge[:5], np.full((2, N_FEATURES), np.nan)])
     rows[-3, 0] = 7.0  # an unknown category (a plain value for the others)
     rows[-1, 0] = 2.0
-    if isinstance(model, GradientBoostingClassifier):
-        # Its trees have no rule for missing values: plain values instead.
+    if not missing:  # the model has no rule for missing values
         rows[-2:] = np.nan_to_num(rows[-2:], nan=0.5)
     return model, background, one_thread, rows
 
@@ -125,7 +124,7 @@ def test_one_row_interactions_equal_the_definition(fitted):
 
 def test_one_row_equals_shap():
     shap = pytest.importorskip("shap")
-    model, X = _forest()
+    model, X = forest()
     # Float32 data: shap compares float32 features, and so routes rows as
     # the model does.
     X = X.astype(np.float32).astype(float)
@@ -143,7 +142,7 @@ def test_one_row_equals_shap():
 def test_every_leaf_kind_gives_the_same_bits_in_chunks(monkeypatch, table_bits):
     # Leaves that keep their distinct failure masks sum the same counts in
     # the same order as tables, chunk by chunk too.
-    model, X = _forest()
+    model, X = forest()
     background, rows = X[:60], X[100:131]
     tabulated = _explainer(model, background, 1)
     monkeypatch.setattr(_interventional, "_MAX_TABLE_BITS", table_bits)
@@ -160,7 +159,7 @@ def test_batches_cut_the_chunks(monkeypatch):
     # Tables beyond the budget are built a batch of trees at a time: each
     # batch's chunks are the ensemble's, cut where the batch ends, so the
     # values still do not depend on the threads or the rows.
-    model, X = _forest()
+    model, X = forest()
     background, rows = X[:60], X[100:140]
     kept = _explainer(model, background, 1)._background._plan.chunks[0]
     monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", 100_000)
@@ -213,7 +212,7 @@ def spread(monkeypatch):
 
 @pytest.mark.parametrize("interactions", [False, True], ids=["shapley", "interactions"])
 def test_a_few_rows_spread_the_chunks(spread, interactions):
-    model, X = _forest()
+    model, X = forest()
     explainer = _explainer(model, X[:60], 2)
     explain = explainer.explain_interactions if interactions else explainer.explain
     explain(X[100:101])
@@ -228,7 +227,7 @@ def test_chunk_sums_beyond_the_scratch_fall_back_to_blocks(monkeypatch, spread):
     # With a scratch limit of a few rows, the chunks' sums of one row's
     # interaction matrices would take more than the threads' scratch: each
     # thread walks its blocks through every chunk instead, with the same bits.
-    model, X = _forest()
+    model, X = forest()
     explainer = _explainer(model, X[:60], 2)
     row = X[100:101]
     expected = explainer.explain_interactions(row).to_numpy()

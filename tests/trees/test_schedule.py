@@ -14,56 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from naive import path_dependent_shapley, rows_on_thresholds
-from sklearn.ensemble import (
-    GradientBoostingClassifier,
-    HistGradientBoostingClassifier,
-    RandomForestRegressor,
-)
+from schedule_models import MODELS, ROW_COUNTS, data, forest
 from skshapley.trees._tree_core import row_blocks
 
 from skshapley import TreeExplainer
-
-ROW_COUNTS = (1, 2, 31, 33, 100)
-
-
-def _data(n, seed, missing=False, categories=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 6))
-    if categories:
-        X[:, 0] = rng.integers(0, categories, size=n)
-    if missing:
-        X[rng.random(X.shape) < 0.1] = np.nan
-    return X
-
-
-def _forest():
-    X = _data(300, 0)
-    y = X[:, 0] + X[:, 1] * X[:, 2]
-    return RandomForestRegressor(30, max_depth=8, random_state=0).fit(X, y), X
-
-
-def _boosting():
-    X = _data(300, 1)
-    y = np.digitize(X[:, 0] + X[:, 3], [-0.5, 0.5])  # three classes
-    return GradientBoostingClassifier(n_estimators=15, max_depth=3).fit(X, y), X
-
-
-def _hist_gradient_boosting():
-    # Categories 0..4 seen in training; rows below add an unknown one (7).
-    X = _data(400, 2, missing=True, categories=5)
-    y = (np.nan_to_num(X[:, 1]) + (X[:, 0] == 2) > 0).astype(int)
-    model = HistGradientBoostingClassifier(
-        max_iter=30, categorical_features=[0], random_state=0
-    ).fit(X, y)
-    return model, X
-
-
-# Each builder, and whether its model has a rule for missing values.
-MODELS = {
-    "forest": (_forest, True),
-    "multiclass boosting": (_boosting, False),
-    "categories and missing values": (_hist_gradient_boosting, True),
-}
 
 
 @pytest.fixture(scope="module", params=list(MODELS))
@@ -74,7 +28,7 @@ def fitted(request):
     # Several chunks of trees, or the chunked paths would not be tested.
     assert len(explainer._chunk_start) > 2
     edge = rows_on_thresholds(explainer.ensemble_, X[:50])
-    rows = np.vstack([_data(100 - 10, 3), edge[:5], np.full((2, 6), np.nan)])
+    rows = np.vstack([data(100 - 10, 3), edge[:5], np.full((2, 6), np.nan)])
     rows[-3, 0] = 7.0  # an unknown category (a plain value for the others)
     rows[-1, 0] = 2.0
     if not missing:
@@ -108,8 +62,8 @@ def test_one_row_equals_the_enumerated_game(fitted):
 
 def test_one_row_equals_shap():
     shap = pytest.importorskip("shap")
-    model, _ = _forest()
-    row = _data(1, 4)
+    model, _ = forest()
+    row = data(1, 4)
     phi = TreeExplainer(model, n_jobs=2).fit().explain(row).to_numpy()
     expected = shap.TreeExplainer(model).shap_values(row)
     np.testing.assert_allclose(phi, expected, rtol=0, atol=1e-12)
@@ -169,7 +123,7 @@ def test_chunks_of_about_equal_work_fixed_by_the_model(fitted):
 
 
 def test_one_tree_is_one_chunk():
-    model, X = _forest()
+    model, X = forest()
     model.estimators_ = model.estimators_[:1]
     model.n_estimators = 1
     explainer = TreeExplainer(model).fit()

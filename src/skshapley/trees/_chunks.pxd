@@ -1,6 +1,6 @@
 # The schedule of a few rows over chunks of trees, written once for the
-# compiled tree kernels (_interventional_core.pyx; _tree_core.pyx's
-# _explain_by_chunks does the same). Fewer blocks of rows than threads:
+# compiled tree kernels (_tree_core.pyx, _interactions_core.pyx,
+# _interventional_core.pyx). Fewer blocks of rows than threads:
 # (block, chunk) items that any thread takes; chunk 0's values go straight
 # to the rows' values, chunk c > 0's to partial sums, added in chunk order
 # once every item is done: the sums a thread makes walking its block

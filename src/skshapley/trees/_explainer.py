@@ -15,6 +15,7 @@ from . import _interactions_core, _tree_core
 from ._categories import tree_values
 from ._interventional import Background
 from ._parsers import parse_model
+from ._schedule import tree_chunks
 
 _VALUE_FUNCTIONS = ("tree_path_dependent", "interventional")
 
@@ -25,10 +26,6 @@ _CAST_CHUNK_VALUES = 2**22
 # vectorized loops over a block; fewer when one thread's scratch would exceed
 # MAX_SCRATCH_BYTES_PER_THREAD (deep trees, many points or outputs).
 _BLOCK_ROWS = 32
-# Trees are walked in at most this many chunks (see _tree_chunks), each worth
-# at least _CHUNK_WORK node visits per value of a row it adds.
-_MAX_CHUNKS = 32
-_CHUNK_WORK = 16
 
 
 class _BaseValueMeaning:
@@ -276,7 +273,7 @@ class TreeExplainer(BaseExplainer):
             n_points = exact
         else:
             n_points = np.full(n_trees, self.n_quadrature_points, dtype=np.intp)
-        self._chunk_start = _tree_chunks(
+        self._chunk_start = tree_chunks(
             ensemble, n_points, ensemble.n_outputs * len(self.player_names_)
         )
         # Before the rules are computed: they cost O(points**2).
@@ -341,7 +338,7 @@ class TreeExplainer(BaseExplainer):
             return self._interventional_interaction_rows(X, out, n_threads)
         # Chunks for a row of matrices: each chunk adds n_values sums.
         n_values = self.ensemble_.n_outputs * len(self.player_names_) ** 2
-        chunks = _tree_chunks(self.ensemble_, self.n_quadrature_points_, n_values)
+        chunks = tree_chunks(self.ensemble_, self.n_quadrature_points_, n_values)
         _interactions_core.path_dependent_interactions(
             self.ensemble_, self._cover_ratio, self._node_player, self._rules,
             self._max_depth, chunks, X, out, n_threads,
@@ -472,28 +469,6 @@ def _block_rows(
             "n_quadrature_points (an integer: approximate, not exact)."
         )
     return int(min(_BLOCK_ROWS, rows))
-
-
-def _tree_chunks(ensemble, n_points: np.ndarray, row_values: int) -> np.ndarray:
-    """Consecutive trees in chunks of about equal work: their start positions.
-
-    Chunk ``c`` is trees ``start[c]`` to ``start[c + 1]``. The kernel sums
-    a row's values chunk by chunk, so that a few rows can use every thread;
-    each chunk beyond the first costs a row of ``row_values`` sums to add,
-    so chunks are made only where a tree walk (about nodes * points per
-    row) is large against it, and at most ``_MAX_CHUNKS``. They depend on
-    the model alone: values are the same whatever the threads.
-    """
-    nodes = np.diff(np.append(ensemble.roots, len(ensemble.feature)))
-    work = np.cumsum(nodes * n_points, dtype=np.float64)
-    n_chunks = int(
-        min(_MAX_CHUNKS, ensemble.n_trees, work[-1] // (_CHUNK_WORK * row_values))
-    )
-    if n_chunks <= 1:
-        return np.array([0, ensemble.n_trees], dtype=np.intp)
-    # A chunk ends after the tree that reaches its share of the work.
-    ends = np.searchsorted(work, work[-1] * np.arange(1, n_chunks) / n_chunks) + 1
-    return np.unique(np.concatenate(([0], ends, [ensemble.n_trees]))).astype(np.intp)
 
 
 def _cover_ratios(ensemble) -> np.ndarray:

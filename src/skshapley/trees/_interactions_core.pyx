@@ -26,6 +26,7 @@ from cython.parallel cimport parallel, prange
 from libc.stdlib cimport calloc, free, malloc
 
 from ..games._rules cimport Rule, Rules, rule_of, rules_view
+from ._chunks cimport add_chunk_sums, item_values
 from ._routing cimport Routing, goes_left
 
 import numpy as np
@@ -344,26 +345,19 @@ def path_dependent_interactions(
                 if not ready:
                     failed[0] = 1
                     continue
+                # Assigned in the loop: private to the thread.
                 row = item // n_chunks
                 c = item % n_chunks
-                if c == 0:
-                    target = &out[row, 0, 0, 0]
-                else:
-                    target = partials + ((c - 1) * n_samples + row) * row_values
                 _walk_trees(
                     &trees, scratch, &rule_table, chunk_start[c], chunk_start[c + 1],
-                    &X[row, 0], target, n_outputs, n_players,
+                    &X[row, 0],
+                    item_values(row, c, n_samples, row_values, &out[0, 0, 0, 0], partials),
+                    n_outputs, n_players,
                 )
             if scratch != NULL:
                 _release(scratch)
                 free(scratch)
-        with nogil:
-            for row in range(n_samples):
-                for c in range(1, n_chunks):
-                    partial = partials + ((c - 1) * n_samples + row) * row_values
-                    target = &out[row, 0, 0, 0]
-                    for j in range(row_values):
-                        target[j] += partial[j]
+        add_chunk_sums(&out[0, 0, 0, 0], partials, n_samples, n_chunks, row_values)
         free(partials)
     else:
         # No more threads than rows (see _tree_core.Forest.shapley).

@@ -17,6 +17,7 @@ from scipy.special import beta as beta_function
 
 from .._limits import MAX_SCRATCH_BYTES_PER_THREAD
 from . import _interventional_core, _tree_core
+from ._schedule import tree_chunks
 
 # Bytes of tables and masks held at once: kept from fit to explain when the
 # whole ensemble's fit, else built one batch of trees at a time (XGBoost's
@@ -267,23 +268,20 @@ class Background:
     def _chunks(self, tree_end: np.ndarray, gains: bool, batches: list) -> list:
         """Each batch's chunks of trees: their starts, then the batch's end.
 
-        The ensemble's chunks (``_tree_chunks``), cut where batches end.
+        The ensemble's chunks (:func:`tree_chunks`), cut where batches end.
         At each leaf a row costs about D (Shapley values) or D**2
         (interactions) for the path's D players, so a tree's work is its
         nodes times its paths' largest D, or D**2; a chunk's sums are one
         row of values, or of interaction matrices. They depend on the model
         and the background alone, not on the rows or threads.
         """
-        # _explainer imports this module: a module-level import would be a cycle.
-        from ._explainer import _tree_chunks
-
         n_bits = self._bit[self._leaves]
         tree_start = np.concatenate([[0], tree_end[:-1]])
         work = np.maximum(np.maximum.reduceat(n_bits, tree_start), 1)
         row_values = self._ensemble.n_outputs * self._n_players
         if not gains:
             work, row_values = work**2, row_values * self._n_players
-        starts = _tree_chunks(self._ensemble, work, row_values)
+        starts = tree_chunks(self._ensemble, work, row_values)
         return [
             np.concatenate(
                 [[first], starts[(starts > first) & (starts < end)], [end]]

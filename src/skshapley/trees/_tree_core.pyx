@@ -38,6 +38,7 @@ from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
 from ..games._rules cimport Rule, Rules, rule_of, rules_view
+from ._chunks cimport add_chunk_sums, item_values
 from ._routing cimport Routing, goes_left
 
 from ._table import ZERO_AS_MISSING
@@ -519,35 +520,25 @@ cdef void _explain_by_chunks(
     cdef Py_ssize_t n_samples = X.shape[0], block = sizes.block
     cdef Py_ssize_t n_chunks = chunk_start.shape[0] - 1
     cdef Py_ssize_t row_values = out.shape[1] * out.shape[2]
-    cdef Py_ssize_t item, b, c, first, row
+    cdef Py_ssize_t item, b, c, first
     cdef double *state = NULL
-    cdef double *phi
     with nogil, parallel(num_threads=min(n_threads, n_blocks * n_chunks)):
         state = <double *> malloc(scratch * sizeof(double))
         for item in prange(n_blocks * n_chunks, schedule="dynamic"):
             if state == NULL:
                 out_of_memory[0] = 1
                 continue
+            # Assigned in the loop: private to the thread.
             b = item // n_chunks
             c = item % n_chunks
             first = b * block
-            if c == 0:
-                phi = &out[first, 0, 0]
-            else:
-                phi = partials + ((c - 1) * n_samples + first) * row_values
             _explain_block(
-                trees, rules, sizes, state, &X[first, 0], phi,
+                trees, rules, sizes, state, &X[first, 0],
+                item_values(first, c, n_samples, row_values, &out[0, 0, 0], partials),
                 min(block, n_samples - first), chunk_start[c], chunk_start[c + 1],
             )
         free(state)
-    with nogil:
-        for row in range(n_samples):
-            for c in range(1, n_chunks):
-                lanes_add(
-                    &out[row, 0, 0],
-                    partials + ((c - 1) * n_samples + row) * row_values,
-                    row_values,
-                )
+    add_chunk_sums(&out[0, 0, 0], partials, n_samples, n_chunks, row_values)
 
 
 cdef void _check_chunks(const Py_ssize_t[::1] chunk_start, Py_ssize_t n_trees) except *:
