@@ -33,27 +33,6 @@ def check_unique_columns(columns: Sequence[str]) -> None:
         )
 
 
-def frame_values(X: pd.DataFrame) -> np.ndarray:
-    """A DataFrame's columns, in order, as a new C-ordered float64 array.
-
-    Each column is converted by its own dtype (see :func:`real_values`);
-    pandas categorical columns become their values.
-    """
-    values = np.empty(X.shape, dtype=np.float64)
-    # NumPy-typed numeric columns, converted at once (the common case; the
-    # loop below costs ~25 µs per column).
-    plain = [
-        j
-        for j, dtype in enumerate(X.dtypes)
-        if isinstance(dtype, np.dtype) and dtype.kind in "biuf"
-    ]
-    values[:, plain] = X.iloc[:, plain].to_numpy(dtype=np.float64)
-    for j in np.setdiff1d(np.arange(X.shape[1]), plain):
-        column = X.iloc[:, j]
-        values[:, j] = real_values(column, f"Column {column.name!r} of X")
-    return values
-
-
 def as_pandas(X):
     """A dataframe of another library (polars, pyarrow, ...) as pandas.
 
