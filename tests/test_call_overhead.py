@@ -101,7 +101,8 @@ def test_object_columns_of_numbers_after_float_columns():
     explainer = TreeExplainer(tree(), n_jobs=1).fit()
     X = rows()
     expected = explainer.explain(X.to_numpy())
-    for frame in (X, X.astype({"b": object}), X.astype({"b": "Float64"}), X):
+    frames = (X, X.astype({"b": object}), X.astype({"b": "Float64"}), X)
+    for frame in (*frames, frames[1][["b", "d", "a", "c"]]):
         np.testing.assert_array_equal(explainer.explain(frame).to_numpy(), expected)
 
 
@@ -122,6 +123,21 @@ def test_the_names_types_are_part_of_the_key():
     assert "Column 2 of X" in error_of(explainer.explain, bad)
 
 
+def test_columns_matched_by_name_are_named_as_the_model_names_them():
+    # Text names matched by the column labels' text: 2 is the model's '2'.
+    X, y = data()
+    texts = ["0", "1", "2", "3"]
+    model = DecisionTreeRegressor(max_depth=3, random_state=0)
+    explainer = TreeExplainer(model.fit(X.set_axis(texts, axis=1), y), n_jobs=1)
+    numbers = rows().set_axis([3, 2, 1, 0], axis=1).astype({2: object})
+    expected = explainer.fit().explain(numbers[[0, 1, 2, 3]].to_numpy())
+    np.testing.assert_array_equal(
+        explainer.explain(numbers).to_numpy(), expected.to_numpy()
+    )
+    numbers.iloc[0, 1] = "x"
+    assert "Column '2' of X" in error_of(explainer.explain, numbers)
+
+
 def hist_gradient_boosting():
     X, y = data()
     X = X.assign(b=pd.Categorical(np.where(X["b"] > 0, "up", "down")))
@@ -138,7 +154,7 @@ def test_category_object_and_codes_of_a_lookup_model():
     X = X.iloc[:9]
     as_object = X.astype({"b": object})
     expected = model.predict(X)
-    for frame in (X, as_object, X, as_object[["d", "b", "c", "a"]]):
+    for frame in (X, as_object, X, as_object[["d", "c", "b", "a"]]):
         np.testing.assert_allclose(
             explainer.raw_predict(frame), expected, rtol=1e-12, atol=0
         )
@@ -235,9 +251,10 @@ def test_results_are_independent_of_each_other():
     explainer = TreeExplainer(tree(), n_jobs=1).fit()
     X = rows()
     first, second = explainer.explain(X), explainer.explain(X)
-    first.iloc[0, 0] = 1e9
+    # Axes first: writing a value may give the frame axes of its own.
     first.columns.name = "renamed"
     first.index.name = "renamed"
+    first.iloc[0, 0] = 1e9
     assert second.iloc[0, 0] != 1e9
     assert second.columns.name is None
     third = explainer.explain(X.to_numpy())

@@ -52,8 +52,9 @@ from ._threads import effective_n_threads
 _FIRST_CHUNK_ROWS = 64
 _CHUNK_SECONDS = 0.5
 
-# What an explainer remembers of past calls (see _columns.py, _frames.py):
-# reset by fitting, left out of pickles and copies.
+# What an explainer remembers of past calls (see _columns.py, _frames.py),
+# left out of pickles and copies. Fitting forgets the column plans; a frame
+# layout is kept only for the very names it was built from.
 _REMEMBERED = ("_plans", "_frame_layout")
 
 
@@ -240,8 +241,12 @@ class BaseExplainer(BaseEstimator):
         self._record(quadrature)
         if output is not None:
             results = results[:, :, [position], :]
+        # Each frame gets its own view of X's index: renaming one renames
+        # neither X's nor another frame's.
         return [
-            _with_quadrature(self._frame(values, index, self.player_names_), quadrature)
+            _with_quadrature(
+                self._frame(values, index.view(), self.player_names_), quadrature
+            )
             for values in results
         ]
 
@@ -554,8 +559,7 @@ class BaseExplainer(BaseEstimator):
         preprocessing's ``get_feature_names_out()``. Returns each feature's
         player, or None if every feature is a player of its own.
         """
-        for remembered in _REMEMBERED:  # of the model fitted before, if any
-            self.__dict__.pop(remembered, None)
+        self.__dict__.pop("_plans", None)  # of the model fitted before, if any
         if self._preprocess is None:
             self._model_features = (names, by_name)
             self.feature_names_in_, self.columns_by_name_ = names, by_name
@@ -782,9 +786,9 @@ class BaseExplainer(BaseEstimator):
         return self._layout(players).frame(values, index)
 
     def _layout(self, players: np.ndarray) -> FrameLayout:
-        """The layout of frames of ``players``, built once per fit."""
+        """The layout of frames of ``players``: built again only after a fit."""
         layout = self.__dict__.get("_frame_layout")
-        if layout is None or layout.players is not players:
+        if layout is None or not layout.describes(players, self.output_names_):
             layout = FrameLayout(players, self.output_names_)
             self._frame_layout = layout
         return layout

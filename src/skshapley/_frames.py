@@ -24,8 +24,8 @@ class FrameLayout:
     """
 
     def __init__(self, players, outputs):
-        #: The names the layout was built from (the explainer's own array).
-        self.players = players
+        # The explainer's own objects: a refit explainer has new ones.
+        self._of = (players, outputs)
         self._players = pd.Index(list(players))
         self._outputs = list(outputs)
         self._by_output = None
@@ -33,6 +33,10 @@ class FrameLayout:
         # factorizes it (sorted where the names sort), and each player's code.
         level = pd.MultiIndex.from_product([list(players)])
         self._player_level, self._player_codes = level.levels[0], level.codes[0]
+
+    def describes(self, players, outputs) -> bool:
+        """Whether the layout was built from these very names (not equal ones)."""
+        return self._of[0] is players and self._of[1] is outputs
 
     def columns(self, n_outputs: int) -> pd.Index:
         """The columns of values of ``n_outputs`` outputs (1: players only)."""
