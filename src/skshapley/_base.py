@@ -221,7 +221,7 @@ class BaseExplainer(BaseEstimator):
         (all of them, or one chunk at a time with ``progress``), and returns
         their :class:`QuadratureUse` or None.
         """
-        check_is_fitted(self, self._fitted_attribute)
+        self._check_fitted()
         if output is not None:
             position = output_position(self.output_names_, output)
         max_rows = self._rows_per_chunk()
@@ -324,7 +324,7 @@ class BaseExplainer(BaseEstimator):
                 "explain_interactions returns its values in memory; for a Dask "
                 "collection, explain its partitions (X.map_partitions) instead."
             )
-        check_is_fitted(self, self._fitted_attribute)
+        self._check_fitted()
         progress = progress_callback(progress)
         picked = slice(None)
         if output is not None:
@@ -375,7 +375,7 @@ class BaseExplainer(BaseEstimator):
             decision functions (SVC) or latent means (Gaussian process
             classifiers); one column per output of ``output_names_``.
         """
-        check_is_fitted(self, self._fitted_attribute)
+        self._check_fitted()
         X, _ = self._prepared_input(X)
         out = self._raw_rows(X)
         return out[:, 0] if out.shape[1] == 1 else out
@@ -390,7 +390,7 @@ class BaseExplainer(BaseEstimator):
             of features; the explainers add their value function, its
             background data and the quadrature they use.
         """
-        check_is_fitted(self, self._fitted_attribute)
+        self._check_fitted()
         outputs = ", ".join(str(name) for name in self.output_names_)
         return {
             "explainer": type(self).__name__,
@@ -398,6 +398,15 @@ class BaseExplainer(BaseEstimator):
             "output explained": f"{self.raw_output_} ({outputs})",
             "features": str(self.n_features_in_),
         }
+
+    def _check_fitted(self) -> None:
+        """Raise ``NotFittedError`` unless the explainer is fitted.
+
+        scikit-learn's ``check_is_fitted`` decides by the fitted attribute's
+        presence; looking for it first spares every call its tag lookups.
+        """
+        if self._fitted_attribute not in self.__dict__:
+            check_is_fitted(self, self._fitted_attribute)
 
     def _row_source(self, X) -> tuple[int, pd.Index, Callable[[slice], object]]:
         """``X``'s number of rows, its index, and its prepared rows by slice.

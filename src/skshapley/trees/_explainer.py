@@ -1,5 +1,6 @@
 """TreeExplainer: exact path-dependent or interventional values of tree ensembles."""
 
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -405,7 +406,7 @@ class TreeExplainer(BaseExplainer):
                     "compares in."
                 )
         missing = ensemble.missing_value
-        if not np.isnan(missing):
+        if not math.isnan(missing):
             if to_float32:  # XGBoost compares float32 inputs with float32(missing)
                 missing = float(np.float32(missing))
             X[np.equal(X, missing)] = np.nan
