@@ -1,9 +1,10 @@
 """The rows a user passes, as float64 values: real numbers or one clear error.
 
-DataFrames are converted column by column, each by its own dtype, and an
-error names the column; arrays, lists and sparse matrices are converted as
-a whole. Only real numbers are accepted (including booleans, nullable pandas
-dtypes and object columns holding numbers). Complex numbers, strings, dates
+DataFrame columns are converted each by its own dtype (by the plans of
+``_columns.py``, with :func:`real_values`), and an error names the column;
+arrays, lists and sparse matrices are converted as a whole. Only real
+numbers are accepted (including booleans, nullable pandas dtypes and object
+columns holding numbers). Complex numbers, strings, dates
 and durations are refused rather than silently truncated or parsed (NumPy
 drops imaginary parts and reads the string "1.5" as 1.5). Missing values
 (NaN, None, ``pd.NA``) become NaN. Every result is a new array: the caller's
