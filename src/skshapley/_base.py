@@ -24,10 +24,19 @@ from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
+from ._columns import (
+    NUMBERS,
+    ColumnPlan,
+    ColumnPlans,
+    ColumnReading,
+    column_plan,
+    matched_positions,
+)
 from ._dask import is_dask_collection, lazy_explanation
 from ._errors import UnsupportedModelError
+from ._frames import FrameLayout
 from ._groups import feature_players
-from ._input import array_values, as_pandas, check_unique_columns, frame_values
+from ._input import array_values, as_pandas, check_unique_columns
 from ._input_groups import input_groups
 from ._memory import parse_memory
 from ._naming import model_name
@@ -42,6 +51,11 @@ from ._threads import effective_n_threads
 # about that time, and progress moves steadily.
 _FIRST_CHUNK_ROWS = 64
 _CHUNK_SECONDS = 0.5
+
+# What an explainer remembers of past calls (see _columns.py, _frames.py),
+# left out of pickles and copies. Fitting forgets the column plans; a frame
+# layout is kept only for the very names it was built from.
+_REMEMBERED = ("_plans", "_frame_layout")
 
 
 @dataclass(frozen=True)
@@ -207,7 +221,7 @@ class BaseExplainer(BaseEstimator):
         (all of them, or one chunk at a time with ``progress``), and returns
         their :class:`QuadratureUse` or None.
         """
-        check_is_fitted(self, self._fitted_attribute)
+        self._check_fitted()
         if output is not None:
             position = output_position(self.output_names_, output)
         max_rows = self._rows_per_chunk()
@@ -227,8 +241,12 @@ class BaseExplainer(BaseEstimator):
         self._record(quadrature)
         if output is not None:
             results = results[:, :, [position], :]
+        # Each frame gets its own view of X's index: renaming one renames
+        # neither X's nor another frame's.
         return [
-            _with_quadrature(self._frame(values, index, self.player_names_), quadrature)
+            _with_quadrature(
+                self._frame(values, index.view(), self.player_names_), quadrature
+            )
             for values in results
         ]
 
@@ -306,7 +324,7 @@ class BaseExplainer(BaseEstimator):
                 "explain_interactions returns its values in memory; for a Dask "
                 "collection, explain its partitions (X.map_partitions) instead."
             )
-        check_is_fitted(self, self._fitted_attribute)
+        self._check_fitted()
         progress = progress_callback(progress)
         picked = slice(None)
         if output is not None:
@@ -331,9 +349,7 @@ class BaseExplainer(BaseEstimator):
             rows_of(slice(0, 0))
         quadrature = self._in_chunks(n_samples, compute, progress, max_rows)
         self._record(quadrature)
-        rows = pd.MultiIndex.from_product(
-            [index, self.player_names_], names=[index.name or "row", "feature"]
-        )
+        rows = self._layout(self.player_names_).interaction_rows(index)
         values = result.reshape(n_samples * n_players, result.shape[2], n_players)
         return _with_quadrature(
             self._frame(values, rows, self.player_names_), quadrature
@@ -359,7 +375,7 @@ class BaseExplainer(BaseEstimator):
             decision functions (SVC) or latent means (Gaussian process
             classifiers); one column per output of ``output_names_``.
         """
-        check_is_fitted(self, self._fitted_attribute)
+        self._check_fitted()
         X, _ = self._prepared_input(X)
         out = self._raw_rows(X)
         return out[:, 0] if out.shape[1] == 1 else out
@@ -374,7 +390,7 @@ class BaseExplainer(BaseEstimator):
             of features; the explainers add their value function, its
             background data and the quadrature they use.
         """
-        check_is_fitted(self, self._fitted_attribute)
+        self._check_fitted()
         outputs = ", ".join(str(name) for name in self.output_names_)
         return {
             "explainer": type(self).__name__,
@@ -382,6 +398,15 @@ class BaseExplainer(BaseEstimator):
             "output explained": f"{self.raw_output_} ({outputs})",
             "features": str(self.n_features_in_),
         }
+
+    def _check_fitted(self) -> None:
+        """Raise ``NotFittedError`` unless the explainer is fitted.
+
+        scikit-learn's ``check_is_fitted`` decides by the fitted attribute's
+        presence; looking for it first spares every call its tag lookups.
+        """
+        if self._fitted_attribute not in self.__dict__:
+            check_is_fitted(self, self._fitted_attribute)
 
     def _row_source(self, X) -> tuple[int, pd.Index, Callable[[slice], object]]:
         """``X``'s number of rows, its index, and its prepared rows by slice.
@@ -401,7 +426,10 @@ class BaseExplainer(BaseEstimator):
         index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(n_samples)
 
         def rows_of(rows: slice):
-            part = X.iloc[rows] if isinstance(X, pd.DataFrame) else X[rows]
+            if rows.start == 0 and rows.stop >= n_samples:
+                part = X  # every row: slicing a DataFrame costs more than a row
+            else:
+                part = X.iloc[rows] if isinstance(X, pd.DataFrame) else X[rows]
             return self._placed(self._prepared_input(part)[0], rows.start)
 
         return n_samples, index, rows_of
@@ -540,6 +568,7 @@ class BaseExplainer(BaseEstimator):
         preprocessing's ``get_feature_names_out()``. Returns each feature's
         player, or None if every feature is a player of its own.
         """
+        self.__dict__.pop("_plans", None)  # of the model fitted before, if any
         if self._preprocess is None:
             self._model_features = (names, by_name)
             self.feature_names_in_, self.columns_by_name_ = names, by_name
@@ -628,18 +657,34 @@ class BaseExplainer(BaseEstimator):
         return rows, default_index if index is None else index
 
     def _validate_X(
-        self, X, *, allow_nan: bool, allow_inf: bool
+        self,
+        X,
+        *,
+        allow_nan: bool,
+        allow_inf: bool,
+        reading: ColumnReading = NUMBERS,
     ) -> tuple[np.ndarray, pd.Index]:
         """``X`` as a new float64 array in the model's column order, and its index.
 
         DataFrame columns are matched by name (by position if the model
-        knows no names), then converted by :meth:`_values`. The caller's
-        data is copied, never modified.
+        knows no names) and converted as ``reading`` says, by the plan of
+        their column set (see :mod:`~skshapley._columns`); other inputs by
+        :meth:`_values`. ``reading`` must be the same at every call between
+        two fits. The caller's data is copied, never modified.
         """
         X = as_pandas(X)
         if isinstance(X, pd.DataFrame):
             index = X.index
-            array = self._values(self._columns(X, self._model_features))
+            array = (
+                self._column_plans()
+                .plan(
+                    X,
+                    lambda labels, dtypes: self._column_plan(
+                        X, labels, dtypes, reading
+                    ),
+                )
+                .values(X)
+            )
         else:
             array = self._values(X)
             self._check_shape(array.shape, len(self._model_features[0]))
@@ -647,16 +692,37 @@ class BaseExplainer(BaseEstimator):
         self._check_values(array, allow_nan=allow_nan, allow_inf=allow_inf)
         return array, index
 
-    def _values(self, X) -> np.ndarray:
-        """``X`` as a new float64 array of real numbers, or a ValueError.
+    def _column_plan(
+        self, X: pd.DataFrame, labels: list, dtypes: list, reading: ColumnReading
+    ) -> ColumnPlan:
+        """The plan that reads ``X``'s columns as the model's features.
 
-        ``X`` is a DataFrame in the model's column order (converted column
-        by column, see :func:`~skshapley._input.frame_values`) or any
-        array-like. Explainers whose models read other values (the tree
-        package's category codes) override this.
+        Raises the errors of :meth:`_columns` for columns that do not fit.
         """
-        if isinstance(X, pd.DataFrame):
-            return frame_values(X)
+        labels = reading.labels(labels)
+        names, by_name = self._model_features
+        if by_name:
+            positions = matched_positions(labels, names)
+            labels = [str(label) for label in labels]
+        else:  # the model knows no names: by position
+            check_unique_columns([str(label) for label in labels])
+            self._check_shape(X.shape, len(names))
+            positions = np.arange(len(names))
+        return column_plan(positions, labels, dtypes, reading)
+
+    def _column_plans(self) -> ColumnPlans:
+        """The plans of the column sets read since the explainer was fitted."""
+        plans = self.__dict__.get("_plans")
+        if plans is None:
+            plans = self._plans = ColumnPlans()
+        return plans
+
+    def _values(self, X) -> np.ndarray:
+        """An array-like ``X`` as a new float64 array of real numbers, or a ValueError.
+
+        Explainers whose models read other values (the tree package's
+        category codes) override this.
+        """
         return array_values(X)
 
     def _columns(self, X: pd.DataFrame, features: tuple) -> pd.DataFrame:
@@ -665,21 +731,13 @@ class BaseExplainer(BaseEstimator):
         ``features`` is ``(names, by_name)``: the names of the columns
         expected, and whether they are matched by name (else by position).
         """
-        columns = [str(column) for column in X.columns]
-        check_unique_columns(columns)
         names, by_name = features
         if not by_name:  # the model knows no names: by position
+            check_unique_columns([str(column) for column in X.columns])
             self._check_shape(X.shape, len(names))
             return X
-        expected = list(names)
-        missing = [name for name in expected if name not in columns]
-        unknown = [name for name in columns if name not in expected]
-        if missing or unknown:
-            raise ValueError(
-                "X's columns must be the model's features; "
-                f"missing: {missing}, unknown: {unknown}."
-            )
-        return X.set_axis(columns, axis=1)[expected]
+        positions = matched_positions(X.columns, names)
+        return X.iloc[:, positions].set_axis(list(names), axis=1)
 
     def _check_shape(self, shape: tuple[int, ...], n_features: int) -> None:
         """Raise unless ``shape`` is (n_samples, n_features)."""
@@ -691,6 +749,8 @@ class BaseExplainer(BaseEstimator):
 
     def _check_values(self, array: np.ndarray, *, allow_nan: bool, allow_inf: bool):
         """Raise if ``array`` holds NaN or infinity where the model refuses them."""
+        if (allow_nan and allow_inf) or np.isfinite(array).all():
+            return  # one pass over the values in the common case
         if not allow_nan:
             self._refuse(
                 np.isnan(array),
@@ -716,22 +776,31 @@ class BaseExplainer(BaseEstimator):
         """
         return type(self)(**self.get_params(deep=False))
 
-    def _frame(self, values: np.ndarray, index, players=None) -> pd.DataFrame:
+    def __getstate__(self) -> dict:
+        """The explainer's state without what it remembers of past calls.
+
+        Column plans and frame layouts are rebuilt after unpickling (or
+        copying): they are cheap, and hold locks and pandas objects that
+        need not travel.
+        """
+        state = super().__getstate__()
+        return {key: value for key, value in state.items() if key not in _REMEMBERED}
+
+    def _frame(self, values: np.ndarray, index, players: np.ndarray) -> pd.DataFrame:
         """A DataFrame of values of shape (n_samples, n_outputs, n_players).
 
-        The players are the features unless named. The DataFrame wraps
-        ``values`` without copying it.
+        The columns are the ``players`` (the explainer's ``player_names_``);
+        the DataFrame wraps ``values`` without copying it.
         """
-        n_samples, n_outputs, n_features = values.shape
-        players = list(self.feature_names_in_ if players is None else players)
-        if n_outputs == 1:
-            columns = pd.Index(players)
-        else:
-            columns = pd.MultiIndex.from_product(
-                [list(self.output_names_), players], names=["output", "feature"]
-            )
-        flat = values.reshape(n_samples, n_outputs * n_features)
-        return pd.DataFrame(flat, index=index, columns=columns, copy=False)
+        return self._layout(players).frame(values, index)
+
+    def _layout(self, players: np.ndarray) -> FrameLayout:
+        """The layout of frames of ``players``: built again only after a fit."""
+        layout = self.__dict__.get("_frame_layout")
+        if layout is None or not layout.describes(players, self.output_names_):
+            layout = FrameLayout(players, self.output_names_)
+            self._frame_layout = layout
+        return layout
 
     def _per_output(self, values: np.ndarray):
         """A float for one output, else a Series indexed by output name."""

@@ -1,9 +1,10 @@
 """The rows a user passes, as float64 values: real numbers or one clear error.
 
-DataFrames are converted column by column, each by its own dtype, and an
-error names the column; arrays, lists and sparse matrices are converted as
-a whole. Only real numbers are accepted (including booleans, nullable pandas
-dtypes and object columns holding numbers). Complex numbers, strings, dates
+DataFrame columns are converted each by its own dtype (by the plans of
+``_columns.py``, with :func:`real_values`), and an error names the column;
+arrays, lists and sparse matrices are converted as a whole. Only real
+numbers are accepted (including booleans, nullable pandas dtypes and object
+columns holding numbers). Complex numbers, strings, dates
 and durations are refused rather than silently truncated or parsed (NumPy
 drops imaginary parts and reads the string "1.5" as 1.5). Missing values
 (NaN, None, ``pd.NA``) become NaN. Every result is a new array: the caller's
@@ -31,27 +32,6 @@ def check_unique_columns(columns: Sequence[str]) -> None:
             f"X's column names must be unique; repeated: {repeated}. Drop or "
             "rename the duplicates."
         )
-
-
-def frame_values(X: pd.DataFrame) -> np.ndarray:
-    """A DataFrame's columns, in order, as a new C-ordered float64 array.
-
-    Each column is converted by its own dtype (see :func:`real_values`);
-    pandas categorical columns become their values.
-    """
-    values = np.empty(X.shape, dtype=np.float64)
-    # NumPy-typed numeric columns, converted at once (the common case; the
-    # loop below costs ~25 µs per column).
-    plain = [
-        j
-        for j, dtype in enumerate(X.dtypes)
-        if isinstance(dtype, np.dtype) and dtype.kind in "biuf"
-    ]
-    values[:, plain] = X.iloc[:, plain].to_numpy(dtype=np.float64)
-    for j in np.setdiff1d(np.arange(X.shape[1]), plain):
-        column = X.iloc[:, j]
-        values[:, j] = real_values(column, f"Column {column.name!r} of X")
-    return values
 
 
 def as_pandas(X):

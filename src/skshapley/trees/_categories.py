@@ -22,23 +22,27 @@ is a new float64 array; the caller's data is never modified.
 """
 
 import reprlib
+from functools import partial
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._input import array_values, frame_values, real_values
+from .._columns import ColumnReading, Reader
+from .._input import array_values, real_values
 from ._table import TreeEnsemble
 
 
 def tree_values(X, ensemble: TreeEnsemble) -> np.ndarray:
-    """``X`` as a new float64 array, categorical features as category codes.
+    """An array-like ``X`` as a new float64 array, categorical features as codes.
+
+    DataFrames are read by :func:`tree_reading`'s plan instead.
 
     Parameters
     ----------
-    X : pandas.DataFrame or array-like of shape (n_samples, n_features)
-        A DataFrame already in the model's column order, or any array-like
-        (NumPy arrays of objects hold strings in categorical features).
+    X : array-like of shape (n_samples, n_features)
+        Any array-like (NumPy arrays of objects hold strings in categorical
+        features).
     ensemble : TreeEnsemble
         The parsed model: its ``category_input``, ``categorical_features``,
         ``category_levels`` and ``unknown_categories``.
@@ -48,8 +52,6 @@ def tree_values(X, ensemble: TreeEnsemble) -> np.ndarray:
     values : ndarray of shape (n_samples, n_features), dtype float64
         The values the trees route on; NaN where missing.
     """
-    if isinstance(X, pd.DataFrame):
-        return _frame_codes(X, ensemble)
     if ensemble.category_input == "lookup" and ensemble.categorical_features:
         try:
             array = np.asarray(X.toarray() if sp.issparse(X) else X)
@@ -60,34 +62,37 @@ def tree_values(X, ensemble: TreeEnsemble) -> np.ndarray:
     return array_values(X)  # numbers (codes where categorical), or an error
 
 
-def _frame_codes(X: pd.DataFrame, ensemble: TreeEnsemble) -> np.ndarray:
-    """A DataFrame's columns as float64, the model's category columns recoded."""
-    if ensemble.category_input == "values":
-        return frame_values(X)
-    levels = ensemble.category_levels or (None,) * X.shape[1]
+def tree_reading(ensemble: TreeEnsemble) -> ColumnReading:
+    """How the trees read a DataFrame's columns: the model's category codes.
+
+    Column names have underscores for spaces where the model's library
+    reads them so; the model's category columns (and, for ``"codes"``,
+    every pandas category column) are recoded, every other column is read
+    as numbers.
+    """
+    recoder = None
+    if ensemble.category_input != "values":
+        recoder = partial(_category_reader, ensemble)
+    return ColumnReading(recoder, ensemble.spaces_in_names_as_underscores)
+
+
+def _category_reader(ensemble: TreeEnsemble, j: int, label, dtype) -> Reader | None:
+    """The reader of feature ``j``'s column (``label``) if it is recoded."""
+    levels = (ensemble.category_levels or (None,) * ensemble.n_features)[j]
     if ensemble.category_input == "lookup":
-        recoded = list(ensemble.categorical_features)
-    else:  # "codes": pandas categories, and the features learned as them
-        recoded = [
-            j
-            for j, dtype in enumerate(X.dtypes)
-            if isinstance(dtype, pd.CategoricalDtype) or levels[j] is not None
-        ]
-    values = np.empty(X.shape, dtype=np.float64)
-    plain = np.setdiff1d(np.arange(X.shape[1]), recoded)
-    values[:, plain] = frame_values(X.iloc[:, plain])
-    for j in recoded:
-        column = X.iloc[:, j]
-        if ensemble.category_input == "codes":
-            values[:, j] = _pandas_codes(column, j, levels[j], ensemble)
-        else:
-            values[:, j] = lookup_codes(
-                column,
-                levels[j],
-                f"Column {column.name!r} of X",
-                ensemble.unknown_categories,
-            )
-    return values
+        if j not in ensemble.categorical_features:
+            return None
+        where = f"Column {label!r} of X"
+        return partial(
+            lookup_codes,
+            levels=levels,
+            where=where,
+            unknown=ensemble.unknown_categories,
+        )
+    # "codes": pandas categories, and the features learned as them.
+    if not isinstance(dtype, pd.CategoricalDtype) and levels is None:
+        return None
+    return partial(_pandas_codes, name=label, j=j, levels=levels, ensemble=ensemble)
 
 
 def _lookup_columns(array: np.ndarray, ensemble: TreeEnsemble) -> np.ndarray:
@@ -106,8 +111,10 @@ def _lookup_columns(array: np.ndarray, ensemble: TreeEnsemble) -> np.ndarray:
     return values
 
 
-def _pandas_codes(column: pd.Series, j: int, levels, ensemble: TreeEnsemble):
-    """XGBoost's and LightGBM's codes of a pandas category column.
+def _pandas_codes(
+    column: pd.Series, *, name, j: int, levels, ensemble: TreeEnsemble
+) -> np.ndarray:
+    """XGBoost's and LightGBM's codes of the column ``name``, a pandas category.
 
     Counted in the training categories where the model has them, else as
     pandas counts them; numbers in a column the model learned as a category
@@ -115,10 +122,10 @@ def _pandas_codes(column: pd.Series, j: int, levels, ensemble: TreeEnsemble):
     """
     is_category = isinstance(column.dtype, pd.CategoricalDtype)
     categorical = j in ensemble.categorical_features
-    _check_category_column(column.name, is_category, categorical, levels)
+    _check_category_column(name, is_category, categorical, levels)
     if levels is None:
         return _missing_as_nan(column.cat.codes.to_numpy())
-    where = f"Column {column.name!r} of X"
+    where = f"Column {name!r} of X"
     return lookup_codes(column, levels, where, ensemble.unknown_categories)
 
 

@@ -1,9 +1,9 @@
 """TreeExplainer: exact path-dependent or interventional values of tree ensembles."""
 
+import math
 from collections.abc import Mapping
 
 import numpy as np
-import pandas as pd
 
 from .._base import BaseExplainer, feature_names, in_shap_convention
 from .._input import float32_unless_float
@@ -12,7 +12,7 @@ from .._memory import DEFAULT_MAX_MEMORY
 from .._threads import effective_n_threads
 from ..games._quadrature import Rules, check_n_quadrature_points, exact_n_points
 from . import _interactions_core, _tree_core
-from ._categories import tree_values
+from ._categories import tree_reading, tree_values
 from ._interventional import Background
 from ._parsers import parse_model
 from ._schedule import tree_chunks
@@ -391,8 +391,6 @@ class TreeExplainer(BaseExplainer):
     def _prepared(self, X):
         """Validated rows, cast and marked missing as the model does it."""
         ensemble = self.ensemble_
-        if ensemble.spaces_in_names_as_underscores and isinstance(X, pd.DataFrame):
-            X = X.rename(columns=lambda column: str(column).replace(" ", "_"))
         # LightGBM's cast depends on X's own dtypes, lost in the float64 copy.
         to_float32 = ensemble.float32_inputs or (
             ensemble.float32_unless_float and float32_unless_float(X)
@@ -401,6 +399,7 @@ class TreeExplainer(BaseExplainer):
             X,
             allow_nan=ensemble.allow_nan,
             allow_inf=ensemble.allow_inf,
+            reading=tree_reading(ensemble),
         )
         if to_float32:
             # X is our own copy: round it to float32 values in place.
@@ -415,7 +414,7 @@ class TreeExplainer(BaseExplainer):
                     "compares in."
                 )
         missing = ensemble.missing_value
-        if not np.isnan(missing):
+        if not math.isnan(missing):
             if to_float32:  # XGBoost compares float32 inputs with float32(missing)
                 missing = float(np.float32(missing))
             X[np.equal(X, missing)] = np.nan

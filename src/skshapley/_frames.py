@@ -1,0 +1,80 @@
+"""The DataFrames explanations are returned in, laid out once per fit.
+
+A fitted explainer's frames share their columns (one per player, or a
+``(output, feature)`` MultiIndex for several outputs) and, for interaction
+values, the player level of their rows. Building those indexes costs more
+than explaining one row, so :class:`FrameLayout` builds them once; each
+frame gets its own view of them, so that renaming one frame's axes changes
+no other frame.
+"""
+
+import numpy as np
+import pandas as pd
+
+
+class FrameLayout:
+    """The indexes of the frames of one fitted explainer.
+
+    Parameters
+    ----------
+    players : sequence
+        The players' names (features, or groups), in order.
+    outputs : sequence
+        The outputs' names, in order.
+    """
+
+    def __init__(self, players, outputs):
+        # The explainer's own objects: a refit explainer has new ones.
+        self._of = (players, outputs)
+        self._players = pd.Index(list(players))
+        self._outputs = list(outputs)
+        self._by_output = None
+        # The player level of interaction rows, as MultiIndex.from_product
+        # factorizes it (sorted where the names sort), and each player's code.
+        level = pd.MultiIndex.from_product([list(players)])
+        self._player_level, self._player_codes = level.levels[0], level.codes[0]
+
+    def describes(self, players, outputs) -> bool:
+        """Whether the layout was built from these very names (not equal ones)."""
+        return self._of[0] is players and self._of[1] is outputs
+
+    def columns(self, n_outputs: int) -> pd.Index:
+        """The columns of values of ``n_outputs`` outputs (1: players only)."""
+        if n_outputs == 1:
+            return self._players.view()
+        if self._by_output is None:
+            self._by_output = pd.MultiIndex.from_product(
+                [self._outputs, list(self._players)], names=["output", "feature"]
+            )
+        return self._by_output.view()
+
+    def frame(self, values: np.ndarray, index: pd.Index) -> pd.DataFrame:
+        """A DataFrame of ``values`` (n_samples, n_outputs, n_players), not copied."""
+        n_samples, n_outputs, n_players = values.shape
+        flat = values.reshape(n_samples, n_outputs * n_players)
+        return pd.DataFrame(
+            flat, index=index, columns=self.columns(n_outputs), copy=False
+        )
+
+    def interaction_rows(self, index: pd.Index) -> pd.MultiIndex:
+        """The rows ``(row, feature)`` of interaction values of rows ``index``.
+
+        Equal, levels and codes included, to
+        ``MultiIndex.from_product([index, players])``.
+        """
+        if isinstance(index, pd.RangeIndex) and index.step > 0:
+            # Sorted and distinct already: its own factorization.
+            row_level, row_codes = index, np.arange(len(index))
+        else:
+            rows = pd.MultiIndex.from_product([index])
+            row_level, row_codes = rows.levels[0], rows.codes[0]
+        n_players = len(self._player_codes)
+        return pd.MultiIndex(
+            levels=[row_level, self._player_level],
+            codes=[
+                np.repeat(row_codes, n_players),
+                np.tile(self._player_codes, len(index)),
+            ],
+            names=[index.name or "row", "feature"],
+            verify_integrity=False,
+        )
