@@ -52,11 +52,6 @@ from ._threads import effective_n_threads
 _FIRST_CHUNK_ROWS = 64
 _CHUNK_SECONDS = 0.5
 
-# What an explainer remembers of past calls (see _columns.py, _frames.py),
-# left out of pickles and copies. Fitting forgets the column plans; a frame
-# layout is kept only for the very names it was built from.
-_REMEMBERED = ("_plans", "_frame_layout")
-
 
 @dataclass(frozen=True)
 class QuadratureUse:
@@ -109,6 +104,11 @@ class BaseExplainer(BaseEstimator):
 
     # The fitted attribute that check_is_fitted looks for.
     _fitted_attribute: ClassVar[str] = ""
+
+    # What an explainer remembers of past calls (see _columns.py, _frames.py),
+    # left out of pickles and copies. Fitting forgets the column plans; a
+    # frame layout is kept only for the very names it was built from.
+    _remembered: ClassVar[tuple[str, ...]] = ("_plans", "_frame_layout")
 
     # The parser of the models the explainer reads (a pipeline's final step).
     _parse: ClassVar[Callable[[object], object]]
@@ -784,7 +784,9 @@ class BaseExplainer(BaseEstimator):
         need not travel.
         """
         state = super().__getstate__()
-        return {key: value for key, value in state.items() if key not in _REMEMBERED}
+        return {
+            key: value for key, value in state.items() if key not in self._remembered
+        }
 
     def _frame(self, values: np.ndarray, index, players: np.ndarray) -> pd.DataFrame:
         """A DataFrame of values of shape (n_samples, n_outputs, n_players).

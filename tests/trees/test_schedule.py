@@ -131,3 +131,18 @@ def test_one_tree_is_one_chunk():
     np.testing.assert_array_equal(
         explainer.explain(X[:1]).to_numpy(), explainer.explain(X[:40]).to_numpy()[:1]
     )
+
+
+def test_the_kept_kernel_view_follows_refits_copies_and_pickles():
+    import copy
+    import pickle
+
+    model, X = forest()
+    other, _ = MODELS["multiclass boosting"][0]()
+    explainer = TreeExplainer(model).fit()
+    first = explainer.explain(X[:3]).to_numpy()
+    for twin in (pickle.loads(pickle.dumps(explainer)), copy.deepcopy(explainer)):
+        np.testing.assert_array_equal(twin.explain(X[:3]).to_numpy(), first)
+    explainer.model = other
+    expected = TreeExplainer(other).fit().explain(X[:3]).to_numpy()
+    np.testing.assert_array_equal(explainer.fit().explain(X[:3]).to_numpy(), expected)

@@ -194,6 +194,8 @@ class TreeExplainer(BaseExplainer):
 
     _fitted_attribute = "ensemble_"
     _parse = staticmethod(parse_model)
+    # The compiled kernels' view of the trees (_forest) is remembered too.
+    _remembered = (*BaseExplainer._remembered, "_tree_forest")
     supports_interactions = True
     method_ = "tree"
 
@@ -249,6 +251,7 @@ class TreeExplainer(BaseExplainer):
             )
         check_n_quadrature_points(self.n_quadrature_points)
         effective_n_threads(self.n_jobs)  # refuses a bad n_jobs before any work
+        self.__dict__.pop("_tree_forest", None)  # of the model fitted before
         ensemble = self._parsed_model()
         players = self._fit_players(
             *feature_names(ensemble.feature_names, ensemble.n_features)
@@ -429,10 +432,13 @@ class TreeExplainer(BaseExplainer):
         return tree_values(X, self.ensemble_)
 
     def _forest(self) -> _tree_core.Forest:
-        """The node arrays in the compiled kernels' form (cheap: no copies)."""
-        return _tree_core.Forest(
-            self.ensemble_, self._cover_ratio, self._node_player, self._chunk_start
-        )
+        """The node arrays in the compiled kernels' form (no copies), kept."""
+        forest = self.__dict__.get("_tree_forest")
+        if forest is None:
+            forest = self._tree_forest = _tree_core.Forest(
+                self.ensemble_, self._cover_ratio, self._node_player, self._chunk_start
+            )
+        return forest
 
 
 def _block_rows(
