@@ -1,5 +1,6 @@
 """Memory budgets: the ``max_memory`` parameter, in bytes or as text."""
 
+import functools
 import re
 from numbers import Integral
 
@@ -48,12 +49,25 @@ def parse_memory(value) -> int:
     """
     if isinstance(value, Integral) and not isinstance(value, bool) and value >= 1:
         return int(value)
-    match = _PATTERN.match(value) if isinstance(value, str) else None
+    if isinstance(value, str):
+        return _parse_text(value)
+    raise _invalid(value)
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_text(value: str) -> int:
+    """:func:`parse_memory` of text, remembered: every explain call asks."""
+    match = _PATTERN.match(value)
     if match is not None and match.group(2).lower() in _UNITS | {"": 1}:
         n_bytes = int(float(match.group(1)) * _UNITS.get(match.group(2).lower(), 1))
         if n_bytes >= 1:
             return n_bytes
-    raise ValueError(
+    raise _invalid(value)
+
+
+def _invalid(value) -> ValueError:
+    """The error for a ``max_memory`` that is not a size."""
+    return ValueError(
         "max_memory must be a positive number of bytes or text such as "
         f'"512MB" or "2GiB" (units {", ".join(_UNITS)}); got {value!r}.'
     )
