@@ -227,13 +227,16 @@ class ProductKernelExplainer(BaseExplainer):
         of shape (n_rows * n_references, n_players), and their statistics."""
         reference = component.reference[references]
         n_games = len(X) * len(reference)
-        gaps = np.empty((n_games, len(self.player_names_)))
-        statistics = (np.empty(n_games, dtype=np.intp), np.empty(n_games))
-        _factors_core.kernel_gaps(
+        log_factors = np.empty((n_games, len(self.player_names_)))
+        _factors_core.kernel_log_factors(
             np.ascontiguousarray(X), reference, component.squared,
-            component.absolute, component.chi2, self._players, gaps, *statistics,
+            component.absolute, component.chi2, self._players, log_factors,
             n_threads,
         )  # fmt: skip
+        # a - 1 = expm1(log a): exact to rounding even where a is near 1.
+        gaps = np.expm1(log_factors, out=log_factors)
+        statistics = (np.empty(n_games, dtype=np.intp), np.empty(n_games))
+        _factors_core.pure_game_statistics(gaps, *statistics, n_threads)
         return gaps, statistics
 
     def _interaction_rows(self, X, out, n_threads) -> QuadratureUse:
