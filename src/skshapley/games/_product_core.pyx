@@ -434,8 +434,10 @@ def pure_game_sums(
                 )
                 for o in range(n_outputs):
                     weight = weights[i, o]
-                    for p in range(n_players):
-                        partial[task, o, p] += weight * values[p]
+                    # One-vs-one outputs leave most reference points out.
+                    if weight != 0.0:
+                        for p in range(n_players):
+                            partial[task, o, p] += weight * values[p]
         free(ones)
         _release(scratch)
 
