@@ -401,7 +401,7 @@ def pure_game_sums(
     cdef Py_ssize_t n_per_row = weights.shape[0], n_outputs = weights.shape[1]
     cdef Py_ssize_t n_rows = out.shape[0], n_players = gap.shape[1]
     cdef Py_ssize_t n_tasks = (n_per_row + _GAMES_PER_TASK - 1) // _GAMES_PER_TASK
-    cdef Py_ssize_t task, row, first, i, g, o, p, k
+    cdef Py_ssize_t task, row, first, i, g, o, p, j, k
     cdef _Scratch scratch
     cdef double *ones
     cdef double *values
@@ -413,8 +413,8 @@ def pure_game_sums(
         ones = <double *> malloc(2 * n_players * sizeof(double))
         values = ones + n_players
         if ones != NULL:
-            for k in range(n_players):
-                ones[k] = 1.0
+            for j in range(n_players):
+                ones[j] = 1.0
         for task in prange(n_rows * n_tasks, schedule="dynamic"):
             if not _allocated(scratch) or ones == NULL:
                 out_of_memory[0] = 1
@@ -440,16 +440,17 @@ def pure_game_sums(
                             partial[task, o, p] += weight * values[p]
         free(ones)
         _release(scratch)
-
-    for k in prange(n_rows * n_outputs * n_players, nogil=True,
-                    num_threads=n_threads, schedule="static"):
-        row = k // (n_outputs * n_players)
-        o = k // n_players % n_outputs
-        p = k % n_players
-        total = 0.0
-        for task in range(row * n_tasks, (row + 1) * n_tasks):
-            total = total + partial[task, o, p]
-        out[row, o, p] += total
+        # In the same parallel region (each prange ends with a barrier).
+        for k in prange(n_rows * n_outputs * n_players, schedule="static"):
+            total = 0.0
+            for i in range(n_tasks):
+                total = total + partial[
+                    k // (n_outputs * n_players) * n_tasks + i,
+                    k // n_players % n_outputs,
+                    k % n_players,
+                ]
+            out[k // (n_outputs * n_players), k // n_players % n_outputs,
+                k % n_players] += total
 
 
 def group_factors(
