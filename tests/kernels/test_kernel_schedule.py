@@ -126,3 +126,21 @@ def test_wide_rows_are_the_same_bits_whatever_the_schedule():
     assert results[1].attrs == results[2].attrs
     assert results[1].attrs["quadrature_error_bound"] > 0.0
     assert results[1].attrs["n_quadrature_points"] < 1250
+
+
+@pytest.mark.parametrize("name", ["svc_multiclass", "kernel_ridge_groups"])
+def test_interactions_are_the_same_bits_whatever_the_schedule(name):
+    model, X = fitted(name)
+
+    def interactions(rows, n_jobs):
+        explainer = ProductKernelExplainer(model, n_jobs=n_jobs, **MODELS[name][2])
+        # Rows (sample, player): one (n_players, columns) matrix per sample.
+        values = explainer.fit().explain_interactions(rows).to_numpy()
+        return values.reshape(len(rows), -1, values.shape[1])
+
+    everything = interactions(X[:33], n_jobs=1)
+    np.testing.assert_array_equal(interactions(X[:33], n_jobs=2), everything)
+    for k in (0, 31, 32):
+        np.testing.assert_array_equal(
+            interactions(X[k : k + 1], n_jobs=2), everything[k : k + 1]
+        )

@@ -217,8 +217,9 @@ class ProductKernelExplainer(BaseExplainer):
                     gaps, statistics, weights, self.n_quadrature_points,
                     values[rows], n_threads,
                 )  # fmt: skip
-                bounds = solved.error_bounds.reshape(-1, len(weights))
-                error[rows] += np.einsum("rm,mo->ro", bounds, np.abs(weights))
+                if solved.error_bounds.any():  # else every game was exact
+                    bounds = solved.error_bounds.reshape(-1, len(weights))
+                    error[rows] += np.einsum("rm,mo->ro", bounds, np.abs(weights))
                 most_points = max(most_points, int(solved.n_points.max()))
         return QuadratureUse(most_points, float(error.max(initial=0.0)))
 
