@@ -18,7 +18,8 @@ from . import _factors_core, _interactions_core
 from ._sklearn import parse_kernel_model
 
 # Kernel factors computed at a time (rows x references x features): bounds the
-# temporaries of a block to a few tens of MB.
+# temporaries of a block to a few tens of MB (the gaps, at most this many, and
+# the partial sums of 8 games each, an eighth of it per output).
 _BLOCK_VALUES = 2**20
 
 
