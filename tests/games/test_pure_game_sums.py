@@ -68,6 +68,10 @@ def test_sums_are_added_to_out_and_the_same_bits_on_any_threads():
         results.append(out)
     for out in results[1:]:
         np.testing.assert_array_equal(out, results[0])
+    # The sums are added to what out held (rounded once more: 1e-15).
+    from_zeros = np.zeros((n_rows, 1, n_players))
+    add_pure_game_sums(gap, statistics, weights, "auto", from_zeros, 2)
+    np.testing.assert_allclose(results[0] - 0.5, from_zeros, rtol=0, atol=1e-15)
     # A row's sums do not depend on the other rows: row 2 alone.
     alone = np.full((1, 1, n_players), 0.5)
     rows = slice(2 * n_per_row, 3 * n_per_row)
