@@ -76,6 +76,13 @@ Timings with more than one thread are only meaningful on an otherwise idle
 machine (a preempted OpenMP thread stalls a whole parallel region): the header
 prints the load average, and the last line the load at the end.
 
+``--latency`` measures small calls instead: for each model and ``d``, one
+row and 10 rows explained by ``explain`` with ``n_jobs=1`` and with all
+threads (``--n-jobs``), the two alternating call by call so that both see
+the same load; it prints the minimum and median of ``--repeat`` calls (at
+least 5) and the speedup, the 1-thread time over the many-thread time (min
+over min, median over median).
+
 Run it from the repository root, in an environment where skshapley is
 installed::
 
@@ -83,6 +90,7 @@ installed::
     python benchmarks/kernels.py --quick    # smoke run, a few seconds
     python benchmarks/kernels.py --repeat 5 # best of 5 runs per measurement
     python benchmarks/kernels.py --d 1000 --d 5000 --n-jobs 1
+    python benchmarks/kernels.py --latency --d 100 --d 1000 --d 5000
 """
 
 import argparse
@@ -511,6 +519,58 @@ def run_workload(workload, shapiq, n_jobs, repeat):
     return rows, header, notes
 
 
+# -- latency -------------------------------------------------------------------
+
+# Rows per call in --latency mode.
+LATENCY_ROWS = (1, 10)
+LATENCY_MIN_REPEAT = 5
+
+
+def latency_times(explainers, X, repeat):
+    """Wall times of ``explain(X)`` per explainer, calls alternating between them."""
+    for explainer in explainers.values():
+        explainer.explain(X)  # untimed: first-call costs
+    times = {jobs: [] for jobs in explainers}
+    for _ in range(max(repeat, LATENCY_MIN_REPEAT)):
+        for jobs, explainer in explainers.items():
+            start = time.perf_counter()
+            explainer.explain(X)
+            times[jobs].append(time.perf_counter() - start)
+    return {jobs: (min(t), float(np.median(t))) for jobs, t in times.items()}
+
+
+def run_latency(dims, m, threads, repeat):
+    """One row and 10 rows at 1 and ``threads`` threads, per model and ``d``."""
+    print(
+        f"{'model':<26} {'d':>5} {'rows':>4}   {'1 thread min / median':>23}   "
+        f"{f'{threads} threads min / median':>23}   {'speedup':>11}"
+    )
+    rng = np.random.default_rng(SEED)
+    for d in dims:
+        X, _ = make_data(max(LATENCY_ROWS), d, np.random.default_rng(SEED + 1))
+        for workload in make_workloads(d, m, rng):
+            explainers = {
+                jobs: skshapley.ProductKernelExplainer(
+                    workload.model, n_jobs=jobs
+                ).fit()
+                for jobs in sorted({1, threads})
+            }
+            for n_rows in LATENCY_ROWS:
+                times = latency_times(explainers, X[:n_rows], repeat)
+                one, many = times[1], times[threads]
+                print(
+                    f"{workload.name:<26} {d:>5} {n_rows:>4}   "
+                    f"{fmt_time(one[0]):>10} / {fmt_time(one[1]):>10}   "
+                    f"{fmt_time(many[0]):>10} / {fmt_time(many[1]):>10}   "
+                    f"{one[0] / many[0]:>4.2f} / {one[1] / many[1]:>4.2f}"
+                )
+                sys.stdout.flush()
+    print(
+        f"\nspeedup = 1-thread time / {threads}-thread time (min / median); "
+        f"load at the end {os.getloadavg()[0]:.2f}"
+    )
+
+
 # -- output ------------------------------------------------------------------
 
 
@@ -617,10 +677,24 @@ def main():
         help="skip shapiq's PKeX-Shapley at a d where its estimated time per "
         "row exceeds this many seconds (default 30)",
     )  # fmt: skip
+    parser.add_argument(
+        "--latency", action="store_true",
+        help="time one row and 10 rows at 1 thread and all threads instead "
+        "(see the docstring)",
+    )  # fmt: skip
     args = parser.parse_args()
     dims = sorted(set(args.dims or (QUICK_DIMENSIONS if args.quick else DIMENSIONS)))
     m = QUICK_REFERENCES if args.quick else N_REFERENCES
     threads = effective_n_threads(args.n_jobs)
+    if args.latency:
+        print(
+            f"skshapley {skshapley.__version__} | {os.cpu_count()} CPUs | load "
+            f"{os.getloadavg()[0]:.2f} | {m} reference points | at least "
+            f"{max(args.repeat, LATENCY_MIN_REPEAT)} calls per measurement"
+        )
+        warm_up(args.n_jobs)
+        run_latency(dims, m, threads, args.repeat)
+        return
 
     shapiq = ShapiqMethod(
         args.pkex_max_d, args.pkex_budget,

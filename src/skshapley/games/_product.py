@@ -161,15 +161,52 @@ def solve_games(
     statistics = None
     if n_quadrature_points == "auto" or with_bounds:
         statistics = game_statistics(gap, b, n_threads)
-    if n_quadrature_points == "auto":
-        n_points = auto_n_points(gap, b, statistics=statistics)
-    else:
-        n_points = np.full(len(gap), n_quadrature_points, dtype=np.intp)
+    n_points = _n_points(len(gap), n_quadrature_points, statistics)
     bounds = error_bounds(n_points, statistics) if with_bounds else None
     values = _game_values(
         gap, b, weights, weight_exponents, Rules.stack(n_points), reduce, n_threads
     )
     return GameValues(values, n_points, bounds)
+
+
+def add_pure_game_sums(
+    gap: np.ndarray,
+    statistics: tuple[np.ndarray, np.ndarray],
+    weights: np.ndarray,
+    n_quadrature_points: int | str,
+    out: np.ndarray,
+    n_threads: int,
+) -> GameValues:
+    """Add each row's weighted sum of pure games' Shapley values to ``out``.
+
+    Row ``r`` of ``out`` (of shape (n_rows, n_outputs, n_players)) gets
+    ``sum_i weights[i, o] * phi(game r * n + i)`` in output ``o``, for the
+    pure games (``b = 1``) with gaps ``gap`` (of shape (n_rows * n,
+    n_players), ``n = len(weights)``) and their :func:`game_statistics`.
+    The sums are in an order fixed by the games alone: bit-identical
+    whatever ``n_threads`` and whatever the other rows. Returns the points
+    each game used and its error bound; the returned ``values`` is ``out``.
+    """
+    n_points = _n_points(len(gap), n_quadrature_points, statistics)
+    n_rows, n_outputs, n_players = out.shape
+    n_tasks = -(-len(weights) // _product_core.GAMES_PER_TASK)
+    partial = np.empty((n_rows * n_tasks, n_outputs, n_players))
+    out_of_memory = np.zeros(1, dtype=np.intc)
+    _product_core.pure_game_sums(
+        gap, weights, Rules.stack(n_points), partial, out, n_threads, out_of_memory
+    )
+    if out_of_memory[0]:
+        raise MemoryError("Could not allocate the product-game scratch memory.")
+    _check_finite(out)
+    return GameValues(out, n_points, error_bounds(n_points, statistics))
+
+
+def _n_points(n_games: int, n_quadrature_points, statistics) -> np.ndarray:
+    """Each game's number of points: ``"auto"``'s (from the games'
+    statistics) or the given number."""
+    if n_quadrature_points == "auto":
+        return auto_n_points(None, None, statistics=statistics)
+    return np.full(n_games, n_quadrature_points, dtype=np.intp)
 
 
 # Factors above this (2**1020) are scaled down before their gaps are taken, so
@@ -351,8 +388,13 @@ def _game_values(
     if out_of_memory[0]:
         raise MemoryError("Could not allocate the product-game scratch memory.")
     values = out.sum(axis=0) if reduce else out
+    _check_finite(values)
+    return values
+
+
+def _check_finite(values: np.ndarray) -> None:
+    """Refuse values that overflowed rather than return them."""
     if not np.isfinite(values).all():
         raise FloatingPointError(
             "The Shapley values exceed the float64 range (about 1.8e308)."
         )
-    return values

@@ -367,6 +367,92 @@ def product_game_values(
         _release(scratch)
 
 
+# Games per task of ``pure_game_sums``: a fixed partition of each row's games,
+# whatever the number of threads, so that the sums are too.
+cdef enum:
+    _GAMES_PER_TASK = 8
+
+GAMES_PER_TASK = _GAMES_PER_TASK
+
+
+def pure_game_sums(
+    const double[:, ::1] gap,
+    const double[:, ::1] weights,
+    rules,
+    double[:, :, ::1] partial,
+    double[:, :, ::1] out,
+    int n_threads,
+    int[::1] out_of_memory,
+):
+    """Add to ``out[r, o]`` the values of row ``r``'s pure games, weighted.
+
+    Row ``r`` has the games ``r * n + i`` for ``i < n`` (``n = len(weights)``)
+    with ``b = 1`` and the gaps ``gap[r * n + i]``; game ``i`` of a row counts
+    ``weights[i, o]`` times in output ``o``. Game ``g`` uses its rule of
+    ``rules``.
+
+    The games of a row are cut into tasks of ``GAMES_PER_TASK`` consecutive
+    games, spread over the threads; each task sums its games in order into
+    its own slice of ``partial`` (one per task: of shape (n_rows * n_tasks,
+    n_outputs, n_players)), and the tasks are then added in order: the sums
+    do not depend on the number of threads, nor on the other rows. A thread
+    that cannot allocate its scratch memory sets ``out_of_memory[0]``.
+    """
+    cdef Py_ssize_t n_per_row = weights.shape[0], n_outputs = weights.shape[1]
+    cdef Py_ssize_t n_rows = out.shape[0], n_players = gap.shape[1]
+    cdef Py_ssize_t n_tasks = (n_per_row + _GAMES_PER_TASK - 1) // _GAMES_PER_TASK
+    cdef Py_ssize_t task, row, first, i, g, o, p, j, k
+    cdef _Scratch scratch
+    cdef double *ones
+    cdef double *values
+    cdef double weight, total
+    cdef Rules rule_table = rules_view(rules)
+
+    with nogil, parallel(num_threads=n_threads):
+        scratch = _allocate(n_players)
+        ones = <double *> malloc(2 * n_players * sizeof(double))
+        values = ones + n_players
+        if ones != NULL:
+            for j in range(n_players):
+                ones[j] = 1.0
+        for task in prange(n_rows * n_tasks, schedule="dynamic"):
+            if not _allocated(scratch) or ones == NULL:
+                out_of_memory[0] = 1
+                continue
+            row = task // n_tasks
+            first = (task % n_tasks) * _GAMES_PER_TASK
+            for o in range(n_outputs):
+                for p in range(n_players):
+                    partial[task, o, p] = 0.0
+            for i in range(first, min(first + _GAMES_PER_TASK, n_per_row)):
+                g = row * n_per_row + i
+                for p in range(n_players):
+                    values[p] = 0.0
+                _game_values(
+                    &gap[g, 0], ones, 1.0, 0, n_players, rule_of(&rule_table, g),
+                    values, scratch,
+                )
+                for o in range(n_outputs):
+                    weight = weights[i, o]
+                    # One-vs-one outputs leave most reference points out.
+                    if weight != 0.0:
+                        for p in range(n_players):
+                            partial[task, o, p] += weight * values[p]
+        free(ones)
+        _release(scratch)
+        # In the same parallel region (each prange ends with a barrier).
+        for k in prange(n_rows * n_outputs * n_players, schedule="static"):
+            total = 0.0
+            for i in range(n_tasks):
+                total = total + partial[
+                    k // (n_outputs * n_players) * n_tasks + i,
+                    k // n_players % n_outputs,
+                    k % n_players,
+                ]
+            out[k // (n_outputs * n_players), k // n_players % n_outputs,
+                k % n_players] += total
+
+
 def group_factors(
     const double[:, ::1] a,
     const double[:, ::1] b,

@@ -321,6 +321,11 @@ class Rules:
         n_points : ndarray of shape (n_games,)
             The number of points of each game's rule.
         """
+        n_points = np.asarray(n_points, dtype=np.intp)
+        if len(n_points) and (n_points == n_points[0]).all():
+            # One rule for all (the usual case): np.unique would sort.
+            nodes, weights = gauss_legendre(int(n_points[0]))
+            return cls(nodes, weights, np.zeros(len(n_points), np.intp), n_points)
         sizes, inverse = np.unique(n_points, return_inverse=True)
         offsets = np.concatenate([[0], np.cumsum(sizes)])
         rules = [gauss_legendre(int(size)) for size in sizes]
@@ -328,7 +333,7 @@ class Rules:
             nodes=np.concatenate([nodes for nodes, _ in rules]),
             weights=np.concatenate([weights for _, weights in rules]),
             start=offsets[:-1][inverse].astype(np.intp),
-            n_points=np.asarray(n_points, dtype=np.intp),
+            n_points=n_points,
         )
 
     @classmethod

@@ -8,18 +8,18 @@ import pandas as pd
 from .._base import BaseExplainer, QuadratureUse, feature_names, in_shap_convention
 from .._memory import DEFAULT_MAX_MEMORY
 from .._threads import effective_n_threads
-from ..games._product import solve_games
+from ..games._product import add_pure_game_sums
 from ..games._quadrature import (
     auto_n_points,
     check_n_quadrature_points,
-    game_statistics,
     gauss_legendre,
 )
-from . import _interactions_core
+from . import _factors_core, _interactions_core
 from ._sklearn import parse_kernel_model
 
 # Kernel factors computed at a time (rows x references x features): bounds the
-# temporaries of a block to a few tens of MB.
+# temporaries of a block to a few tens of MB (the gaps, at most this many, and
+# the partial sums of 8 games each, an eighth of it per output).
 _BLOCK_VALUES = 2**20
 
 
@@ -188,8 +188,11 @@ class ProductKernelExplainer(BaseExplainer):
         self.game_ = game
         names, by_name = feature_names(game.feature_names, game.n_features)
         players = self._fit_players(names, by_name)
-        self._partition = (
-            None if players is None else _partition(players, len(self.player_names_))
+        # Each feature's player, for the compiled factors.
+        self._players = (
+            np.arange(game.n_features, dtype=np.intp)
+            if players is None
+            else np.asarray(players, dtype=np.intp)
         )
         self.output_names_ = game.output_names
         self.raw_output_ = game.raw_output
@@ -200,34 +203,43 @@ class ProductKernelExplainer(BaseExplainer):
         """Add the Shapley values of the validated rows ``X`` to ``values``.
 
         Returns the most points any game used and a bound on the
-        quadrature error of every value.
+        quadrature error of every value. Each row's values are summed in an
+        order fixed by its games (see ``add_pure_game_sums``): the same
+        whatever ``n_jobs`` and whichever rows are explained with it.
         """
-        n_players = len(self.player_names_)
         error = np.zeros(values.shape[:2])
         most_points = 0
         for component in self.game_.components:
             for rows, references in _blocks(X.shape, len(component.reference)):
-                log_factors = self._players_log_factors(
-                    component.log_factors(X[rows], references)
-                )
-                n_rows, n_references, _ = log_factors.shape
-                # a - 1 = expm1(log a): exact to rounding even where a is near 1.
-                gaps = np.expm1(log_factors, out=log_factors).reshape(
-                    n_rows * n_references, n_players
-                )
-                solved = solve_games(
-                    gaps, np.ones_like(gaps), np.ones(len(gaps)),
-                    np.zeros(len(gaps), dtype=np.intc), self.n_quadrature_points,
-                    reduce=False, n_threads=n_threads, with_bounds=True,
+                block = X[rows]
+                gaps, statistics = self._games(component, block, references, n_threads)
+                weights = np.ascontiguousarray(component.weights[references])
+                solved = add_pure_game_sums(
+                    gaps, statistics, weights, self.n_quadrature_points,
+                    values[rows], n_threads,
                 )  # fmt: skip
-                # einsum, not matmul: BLAS threads would compete with OpenMP's.
-                weights = component.weights[references]
-                per_game = solved.values.reshape(n_rows, n_references, n_players)
-                values[rows] += np.einsum("mo,rmp->rop", weights, per_game)
-                bounds = solved.error_bounds.reshape(n_rows, n_references)
-                error[rows] += np.einsum("rm,mo->ro", bounds, np.abs(weights))
+                if solved.error_bounds.any():  # else every game was exact
+                    bounds = solved.error_bounds.reshape(-1, len(weights))
+                    error[rows] += np.einsum("rm,mo->ro", bounds, np.abs(weights))
                 most_points = max(most_points, int(solved.n_points.max()))
         return QuadratureUse(most_points, float(error.max(initial=0.0)))
+
+    def _games(self, component, X, references: slice, n_threads: int):
+        """The gaps ``a - 1`` of the games of rows ``X`` and ``references``,
+        of shape (n_rows * n_references, n_players), and their statistics."""
+        reference = component.reference[references]
+        n_games = len(X) * len(reference)
+        log_factors = np.empty((n_games, len(self.player_names_)))
+        _factors_core.kernel_log_factors(
+            np.ascontiguousarray(X), reference, component.squared,
+            component.absolute, component.chi2, self._players, log_factors,
+            n_threads,
+        )  # fmt: skip
+        # a - 1 = expm1(log a): exact to rounding even where a is near 1.
+        gaps = np.expm1(log_factors, out=log_factors)
+        statistics = (np.empty(n_games, dtype=np.intp), np.empty(n_games))
+        _factors_core.pure_game_statistics(gaps, *statistics, n_threads)
+        return gaps, statistics
 
     def _interaction_rows(self, X, out, n_threads) -> QuadratureUse:
         """Add the interaction values of the validated rows ``X`` to ``out``.
@@ -246,23 +258,19 @@ class ProductKernelExplainer(BaseExplainer):
         exact, most_points = True, 0
         for component in self.game_.components:
             for rows, references in _blocks(X.shape, len(component.reference)):
-                log_factors = self._players_log_factors(
-                    component.log_factors(X[rows], references)
-                )
-                gaps = np.expm1(log_factors, out=log_factors)
-                flat = gaps.reshape(-1, n_players)
-                ones = np.ones_like(flat)
-                statistics = game_statistics(flat, ones, n_threads)
+                block = X[rows]
+                flat, statistics = self._games(component, block, references, n_threads)
+                gaps = flat.reshape(len(block), -1, n_players)
                 n_moving = statistics[0]
                 n_points = self.n_quadrature_points
                 if n_points == "auto":
                     n_points = int(
-                        auto_n_points(flat, ones, statistics=statistics).max()
+                        auto_n_points(flat, None, statistics=statistics).max()
                     )
                 exact &= bool(2 * n_points >= n_moving.max(initial=0))
                 most_points = max(most_points, n_points)
                 _interactions_core.add_interactions(
-                    np.ascontiguousarray(gaps),
+                    gaps,
                     np.ascontiguousarray(component.weights[references]),
                     *gauss_legendre(n_points), out[rows], phi[rows], n_threads,
                 )  # fmt: skip
@@ -314,21 +322,6 @@ class ProductKernelExplainer(BaseExplainer):
             "quadrature points": rule,
         }
 
-    def _players_log_factors(self, log_factors: np.ndarray) -> np.ndarray:
-        """Each player's log kernel factor: a group's is its members' sum."""
-        if self._partition is None:
-            return log_factors
-        members, occupied, starts = self._partition
-        summed = np.add.reduceat(log_factors[:, :, members], starts, axis=2)
-        n_players = len(self.player_names_)
-        if len(occupied) == n_players:
-            return summed
-        # A player with no features (an input column the pipeline drops)
-        # keeps log factor 0: its kernel factor is 1, a dummy valued 0.
-        grouped = np.zeros((*log_factors.shape[:2], n_players))
-        grouped[:, :, occupied] = summed
-        return grouped
-
     def _prepared(self, X) -> tuple[np.ndarray, pd.Index]:
         """The rows the kernel model reads, validated."""
         X, index = self._validate_X(X, allow_nan=False, allow_inf=False)
@@ -338,16 +331,6 @@ class ProductKernelExplainer(BaseExplainer):
                 "is not defined."
             )
         return X, index
-
-
-def _partition(players: np.ndarray, n_players: int) -> tuple[np.ndarray, ...]:
-    """The features in player order, the players that have features, and
-    where each of those starts among the features."""
-    members = np.argsort(players, kind="stable")
-    counts = np.bincount(players, minlength=n_players)
-    occupied = np.flatnonzero(counts)
-    starts = (np.cumsum(counts) - counts)[occupied]
-    return members.astype(np.intp), occupied, starts.astype(np.intp)
 
 
 def _blocks(shape: tuple[int, int], n_references: int):
