@@ -654,9 +654,10 @@ cdef class Forest:
         ``out_of_memory[0]`` is set if a thread could not allocate it.
 
         The schedule fits the work: many rows are split into blocks, about
-        equal and at least a few per thread, each walked through every tree
-        by one thread; fewer blocks than threads (a few rows) are walked
-        chunk of trees by chunk of trees, each (block, chunk) by any thread.
+        equal and at least a few per thread (:func:`row_blocks`), each walked
+        through every tree by one thread; fewer full blocks than threads (a
+        few rows) are walked chunk of trees by chunk of trees, each (block,
+        chunk) by any thread.
         Either way, each value is the same sum in the same order (chunk by
         chunk, see :func:`_explain_chunks`), so the values do not depend on
         the threads, the block size or the other rows.
@@ -677,7 +678,14 @@ cdef class Forest:
             raise ValueError(f"block_rows must be >= 1, got {block_rows}.")
         if n_samples == 0:
             return
-        block, n_blocks = row_blocks(n_samples, block_rows, n_threads)
+        # Fewer full blocks than threads: chunks of trees on every thread
+        # (splitting the rows further would walk smaller, costlier blocks).
+        n_blocks = (n_samples + block_rows - 1) // block_rows
+        few = n_chunks > 1 and n_blocks < n_threads
+        if few:
+            block = (n_samples + n_blocks - 1) // n_blocks
+        else:
+            block, n_blocks = row_blocks(n_samples, block_rows, n_threads)
         for tree in range(rule_table.n_games):
             m_max = max(m_max, rule_table.n_points[tree])
         sizes = _Sizes(
@@ -685,13 +693,8 @@ cdef class Forest:
             row_values if n_chunks > 1 else 0,
         )
         scratch = _layout(&sizing, NULL, &sizes)
-        # A few rows: chunks of trees on every thread, if their sums take no
-        # more memory than the threads' scratch.
-        if (
-            n_chunks > 1
-            and n_blocks < n_threads
-            and (n_chunks - 1) * n_samples * row_values <= n_threads * scratch
-        ):
+        # The chunks' sums may take as much memory as the threads' scratch.
+        if few and (n_chunks - 1) * n_samples * row_values <= n_threads * scratch:
             partials = <double *> calloc(
                 (n_chunks - 1) * n_samples * row_values, sizeof(double)
             )
