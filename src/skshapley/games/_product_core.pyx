@@ -401,10 +401,11 @@ def pure_game_sums(
     cdef Py_ssize_t n_per_row = weights.shape[0], n_outputs = weights.shape[1]
     cdef Py_ssize_t n_rows = out.shape[0], n_players = gap.shape[1]
     cdef Py_ssize_t n_tasks = (n_per_row + _GAMES_PER_TASK - 1) // _GAMES_PER_TASK
-    cdef Py_ssize_t task, row, first, i, g, o, p, j, k
+    # Initialized: the parallel block copies them into each thread.
+    cdef Py_ssize_t task, row, first, i, g, o, p, k, j = 0
     cdef _Scratch scratch
-    cdef double *ones
-    cdef double *values
+    cdef double *ones = NULL
+    cdef double *values = NULL
     cdef double weight, total
     cdef Rules rule_table = rules_view(rules)
 

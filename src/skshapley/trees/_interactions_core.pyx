@@ -305,7 +305,7 @@ def path_dependent_interactions(
     cdef double *partials = NULL
     cdef double *partial = NULL
     cdef double *target
-    cdef bint ready
+    cdef bint ready = False  # (copied into each thread: initialized)
     cdef int[::1] failed = np.zeros(1, dtype=np.intc)
 
     for tree in range(rule_table.n_games):
