@@ -276,8 +276,11 @@ class TreeExplainer(BaseExplainer):
             n_points = exact
         else:
             n_points = np.full(n_trees, self.n_quadrature_points, dtype=np.intp)
-        self._chunk_start = tree_chunks(
-            ensemble, n_points, ensemble.n_outputs * len(self.player_names_)
+        # Chunks for a row of values, and for a row of interaction matrices.
+        n_values = ensemble.n_outputs * len(self.player_names_)
+        self._chunk_start = tree_chunks(ensemble, n_points, n_values)
+        self._interaction_chunk_start = tree_chunks(
+            ensemble, n_points, n_values * len(self.player_names_)
         )
         # Before the rules are computed: they cost O(points**2).
         self._block_rows = _block_rows(
@@ -339,12 +342,9 @@ class TreeExplainer(BaseExplainer):
         """Add the interaction values of the validated rows ``X`` to ``out``."""
         if self.feature_perturbation == "interventional":
             return self._interventional_interaction_rows(X, out, n_threads)
-        # Chunks for a row of matrices: each chunk adds n_values sums.
-        n_values = self.ensemble_.n_outputs * len(self.player_names_) ** 2
-        chunks = tree_chunks(self.ensemble_, self.n_quadrature_points_, n_values)
         _interactions_core.path_dependent_interactions(
             self.ensemble_, self._cover_ratio, self._node_player, self._rules,
-            self._max_depth, chunks, X, out, n_threads,
+            self._max_depth, self._interaction_chunk_start, X, out, n_threads,
         )  # fmt: skip
         in_shap_convention(out, np.einsum("...jj->...j", out))
         return None

@@ -24,9 +24,10 @@ every value is summed in the same order whatever the threads.
 
 from cython.parallel cimport parallel, prange
 from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memset
 
 from ..games._rules cimport Rule, Rules, rule_of, rules_view
-from ._chunks cimport add_chunk_sums, item_values
+from ._chunks cimport add_chunk_sums, item_values, lanes_add
 from ._routing cimport Routing, goes_left
 
 import numpy as np
@@ -299,7 +300,7 @@ def path_dependent_interactions(
     cdef Py_ssize_t n_players = out.shape[2], levels = max_depth + 1
     cdef Py_ssize_t n_chunks = chunk_start.shape[0] - 1
     cdef Py_ssize_t row_values = n_outputs * n_players * n_players
-    cdef Py_ssize_t m_max = 1, row, tree, item, c, j
+    cdef Py_ssize_t m_max = 1, row, tree, item, c
     cdef _Trees trees
     cdef _Scratch *scratch = NULL
     cdef double *partials = NULL
@@ -380,14 +381,12 @@ def path_dependent_interactions(
                     &X[row, 0], target, n_outputs, n_players,
                 )
                 for c in range(1, n_chunks):
-                    for j in range(row_values):
-                        partial[j] = 0.0
+                    memset(partial, 0, row_values * sizeof(double))
                     _walk_trees(
                         &trees, scratch, &rule_table, chunk_start[c],
                         chunk_start[c + 1], &X[row, 0], partial, n_outputs, n_players,
                     )
-                    for j in range(row_values):
-                        target[j] += partial[j]
+                    lanes_add(target, partial, row_values)
             free(partial)
             if scratch != NULL:
                 _release(scratch)

@@ -666,6 +666,7 @@ cdef class Forest:
         cdef Py_ssize_t n_chunks = self.chunk_start.shape[0] - 1
         cdef Py_ssize_t row_values = out.shape[1] * out.shape[2]
         cdef Py_ssize_t n_blocks, block, b, first, tree, scratch, m_max = 1
+        cdef bint few
         cdef double *state = NULL
         cdef double *partials = NULL
         cdef _Walk sizing
