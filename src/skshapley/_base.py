@@ -700,14 +700,9 @@ class BaseExplainer(BaseEstimator):
         Raises the errors of :meth:`_columns` for columns that do not fit.
         """
         labels = reading.labels(labels)
-        names, by_name = self._model_features
-        if by_name:
-            positions = matched_positions(labels, names)
+        positions = self._feature_positions(labels, X.shape, self._model_features)
+        if self._model_features[1]:
             labels = [str(label) for label in labels]
-        else:  # the model knows no names: by position
-            check_unique_columns([str(label) for label in labels])
-            self._check_shape(X.shape, len(names))
-            positions = np.arange(len(names))
         return column_plan(positions, labels, dtypes, reading)
 
     def _column_plans(self) -> ColumnPlans:
@@ -731,13 +726,26 @@ class BaseExplainer(BaseEstimator):
         ``features`` is ``(names, by_name)``: the names of the columns
         expected, and whether they are matched by name (else by position).
         """
+        positions = self._feature_positions(X.columns, X.shape, features)
         names, by_name = features
-        if not by_name:  # the model knows no names: by position
-            check_unique_columns([str(column) for column in X.columns])
-            self._check_shape(X.shape, len(names))
+        if not by_name:
             return X
-        positions = matched_positions(X.columns, names)
         return X.iloc[:, positions].set_axis(list(names), axis=1)
+
+    def _feature_positions(self, labels, shape: tuple, features: tuple) -> np.ndarray:
+        """The column of X (``labels``, ``shape``) read as each feature.
+
+        ``features`` is ``(names, by_name)``. By name: the columns must be
+        exactly the names, in any order; else by position: unique columns,
+        as many as the names. Raises a ValueError naming what is wrong.
+        """
+        names, by_name = features
+        if by_name:
+            return matched_positions(labels, names)
+        # The model knows no names: by position.
+        check_unique_columns([str(label) for label in labels])
+        self._check_shape(shape, len(names))
+        return np.arange(len(names))
 
     def _check_shape(self, shape: tuple[int, ...], n_features: int) -> None:
         """Raise unless ``shape`` is (n_samples, n_features)."""
