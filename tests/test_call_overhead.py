@@ -123,6 +123,21 @@ def test_the_names_types_are_part_of_the_key():
     assert "Column 2 of X" in error_of(explainer.explain, bad)
 
 
+def test_columns_by_position_must_be_as_many_as_the_features():
+    # A model fitted on an array reads a frame's columns by position: one
+    # column too few or too many is the shape error, after a good call too,
+    # and the same error a pipeline's or a fresh explainer's check gives.
+    X, y = data()
+    model = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X.to_numpy(), y)
+    explainer = TreeExplainer(model, n_jobs=1).fit()
+    explainer.explain(rows())
+    for frame in (rows().iloc[:, :3], rows().assign(extra=1.0)):
+        message = error_of(explainer.explain, frame)
+        assert message == error_of(TreeExplainer(model).fit().raw_predict, frame)
+        assert f"got shape {frame.shape}" in message
+        assert "(n_samples, 4)" in message
+
+
 def test_columns_matched_by_name_are_named_as_the_model_names_them():
     # Text names matched by the column labels' text: 2 is the model's '2'.
     X, y = data()
