@@ -227,14 +227,10 @@ class ProductKernelExplainer(BaseExplainer):
     def _games(self, component, X, references: slice, n_threads: int):
         """The gaps ``a - 1`` of the games of rows ``X`` and ``references``,
         of shape (n_rows * n_references, n_players), and their statistics."""
-        reference = component.reference[references]
-        n_games = len(X) * len(reference)
-        log_factors = np.empty((n_games, len(self.player_names_)))
-        _factors_core.kernel_log_factors(
-            np.ascontiguousarray(X), reference, component.squared,
-            component.absolute, component.chi2, self._players, log_factors,
-            n_threads,
-        )  # fmt: skip
+        log_factors = component.log_factors(
+            X, references, self._players, len(self.player_names_), n_threads
+        )
+        n_games = len(log_factors)
         # a - 1 = expm1(log a): exact to rounding even where a is near 1.
         gaps = np.expm1(log_factors, out=log_factors)
         statistics = (np.empty(n_games, dtype=np.intp), np.empty(n_games))
@@ -287,9 +283,15 @@ class ProductKernelExplainer(BaseExplainer):
         """The output of the validated rows ``X``, from the parsed kernel game."""
         game = self.game_
         out = np.tile(game.intercept, (len(X), 1))
+        n_threads = effective_n_threads(self.n_jobs)
+        # Every feature one player: the log of the whole product kernel.
+        one_player = np.zeros(game.n_features, dtype=np.intp)
         for component in game.components:
             for rows, references in _blocks(X.shape, len(component.reference)):
-                log_kernel = component.log_factors(X[rows], references).sum(axis=2)
+                block = X[rows]
+                log_kernel = component.log_factors(
+                    block, references, one_player, 1, n_threads
+                ).reshape(len(block), -1)
                 out[rows] += np.exp(log_kernel) @ component.weights[references]
         return out
 

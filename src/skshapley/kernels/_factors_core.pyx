@@ -34,9 +34,9 @@ def kernel_log_factors(
 
     ``out`` has shape (n_rows * n_references, n_players); feature ``j``
     belongs to player ``players[j]`` (a player without features keeps log
-    factor 0: a dummy). The distances are those of
-    ``KernelComponent.log_factors``; the chi-squared one is 0 where ``x + r
-    = 0``.
+    factor 0: a dummy). ``log k_j = -(squared_j (x - r)**2 + absolute_j |x -
+    r| + chi2_j (x - r)**2 / (x + r))``, the chi-squared term 0 where ``x +
+    r = 0``.
     """
     cdef Py_ssize_t n_rows = X.shape[0], n_references = reference.shape[0]
     cdef Py_ssize_t n_features = X.shape[1], n_players = out.shape[1]

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._factors_core import kernel_log_factors
+
 
 @dataclass(frozen=True)
 class KernelComponent:
@@ -42,26 +44,28 @@ class KernelComponent:
     absolute: np.ndarray
     chi2: np.ndarray
 
-    def log_factors(self, X: np.ndarray, references: slice) -> np.ndarray:
-        """``log k_j(x_j, r_ij)`` for the rows ``X`` and the ``references``.
+    def log_factors(
+        self,
+        X: np.ndarray,
+        references: slice,
+        players: np.ndarray,
+        n_players: int,
+        n_threads: int,
+    ) -> np.ndarray:
+        """Each player's ``log`` kernel factor for the rows ``X`` and ``references``.
 
-        Of shape (n_samples, n_references, n_features), in one vectorized
-        pass; in logs, so that no factor underflows before it is needed.
+        Of shape (n_samples * n_references, n_players): row ``s *
+        n_references + i`` sums ``log k_j(x_sj, r_ij)`` over the features
+        ``j`` of each player (``players[j]``); compiled, parallel, and in
+        logs, so that no factor underflows before it is needed.
         """
         reference = self.reference[references]
-        difference = X[:, None, :] - reference[None, :, :]
-        log_k = np.zeros_like(difference)
-        if self.squared.any():
-            np.multiply(difference, difference, out=log_k)
-            log_k *= -self.squared
-        if self.absolute.any():
-            log_k -= self.absolute * np.abs(difference)
-        if self.chi2.any():
-            total = X[:, None, :] + reference[None, :, :]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(total != 0.0, difference**2 / total, 0.0)
-            log_k -= self.chi2 * ratio
-        return log_k
+        out = np.empty((len(X) * len(reference), n_players))
+        kernel_log_factors(
+            np.ascontiguousarray(X), reference, self.squared, self.absolute,
+            self.chi2, players, out, n_threads,
+        )  # fmt: skip
+        return out
 
 
 @dataclass(frozen=True)
