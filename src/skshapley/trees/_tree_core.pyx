@@ -16,9 +16,15 @@ are summed (``H``), and ``Integral dg * H`` is added to ``phi_i``: summed
 over the edges on ``i`` of each path, the ``dg`` telescope to that path's
 ``g_i``, so every path's game is counted exactly, in O(nodes * m) work for m
 quadrature points. ``B`` depends on the path only, so everything that
-involves a division is computed once per node for the whole block; each
+involves a division is computed once per edge for the whole block; each
 sample then only picks one of three cases (``A`` was already 0; ``A`` is 1
 and the sample follows the edge; or it leaves it) and multiplies.
+
+Divisions: ``1 / f_i`` and ``g_i`` for ``A_i = 1`` are kept per player, as
+computed on the edge that last set its ``B_i`` (``1`` and ``0`` before its
+first split), so an edge divides only for its own new ``1 / f_i``, and
+``-1 / (1 - t)`` once per tree. A sample alone (a block of one) divides only
+on the edges it follows.
 
 Numerics: ``A`` is 0 or 1 and ``B`` in [0, 1] (up to the rounding of the
 model's covers, see _table.py); nothing is divided by a cover ratio. The
@@ -92,6 +98,9 @@ cdef struct _Frame:
     Py_ssize_t node
     Py_ssize_t side                 # the child being walked: 0 left, 1 right
     double cover_product            # its player's B before the node's split
+    const double *reciprocal        # and its 1/f, then g, before the split (2m)
+    bint present                    # one sample (_walk_row): its A before the
+    bint went_left                  # split, and its side if A is 1
 
 
 cdef struct _Sizes:
@@ -121,8 +130,12 @@ cdef struct _Walk:
     double *cover_product           # B_j, (n_players,): the same for all samples
     double *products                # G(t_k), (levels, m, block)
     double *sums                    # H(t_k, output), (levels, width, m, block)
-    double *shared                  # per level: 1/f and g before the split, and
-                                    # g's weighted changes on each side, (4, m)
+    double *shared                  # per level: g's weighted changes on each
+                                    # side, and 1/f and g on the edge, (4, m)
+    const double **reciprocal       # per player: its 1/f and g (A = 1), where
+                                    # they were computed, (n_players,)
+    double *first                   # 1/f = 1 and g = 0 at B = 1, (2, m)
+    double *leave_g                 # g = -1/(1 - t) for A = 0, (m,)
     double *was_present             # A before the node's split, (levels, block)
     double *went_left               # 1.0 if the sample goes left, (levels, block)
     double *gone                    # per level: A was already 0, (levels, block)
@@ -159,55 +172,53 @@ cdef Py_ssize_t _layout(_Walk *walk, double *state, const _Sizes *sizes) noexcep
     walk.present = _part(state, &used, n_players * block)
     walk.cover_product = _part(state, &used, n_players)
     walk.products = _part(state, &used, levels * m * block)
-    walk.sums = _part(state, &used, levels * width * m * block)
+    # A row more: one sample keeps two children's sums per level (_walk_row).
+    walk.sums = _part(state, &used, levels * width * m * (block + 1))
     walk.shared = _part(state, &used, levels * 4 * m)
+    walk.reciprocal = <const double **> _part(
+        state, &used, (n_players * sizeof(double *) + 7) // sizeof(double)
+    )
+    walk.first = _part(state, &used, 2 * m)
+    walk.leave_g = _part(state, &used, m)
     walk.was_present = _part(state, &used, levels * block)
     walk.went_left = _part(state, &used, levels * block)
     walk.gone = _part(state, &used, levels * block)
     walk.follows = _part(state, &used, levels * block)
     walk.leaves = _part(state, &used, levels * block)
     walk.total = _part(state, &used, block)
-    # A frame is three 8-byte fields: it takes the room of three doubles and
-    # stays aligned.
+    # Frames take the room of whole doubles and stay aligned.
     walk.frames = <_Frame *> _part(
-        state, &used, levels * (sizeof(_Frame) // sizeof(double))
+        state, &used, levels * ((sizeof(_Frame) + 7) // sizeof(double))
     )
     walk.partial = _part(state, &used, block * sizes.partial)
     return used
 
 
 cdef inline void _enter_split(
-    const _Trees *trees, _Walk *walk, Py_ssize_t node, Py_ssize_t depth, bint one_row
+    const _Trees *trees, _Walk *walk, Py_ssize_t node, Py_ssize_t depth
 ) noexcept nogil:
-    """Push ``node``'s frame and compute what both its edges share.
+    """Push ``node``'s frame and route the samples.
 
-    Everything that depends on the path only (divisions included) is
-    computed once per node; per sample, a case is selected later (``A`` was
-    already 0, stays 1, or becomes 0) by multiplying with 0/1 indicators, in
-    loops over the block that the compiler vectorizes (``_lanes.h``).
-    ``one_row`` (a constant at each call) is a block of one sample: its
-    case is known here, and what it does not need is not computed.
+    The frame keeps the player's ``B``, ``1/f`` and ``g`` from before the
+    split (path-only, the same for the whole block); per sample, a case is
+    selected later (``A`` was already 0, stays 1, or becomes 0) by
+    multiplying with 0/1 indicators, in loops over the block that the
+    compiler vectorizes (``_lanes.h``).
     """
-    cdef Py_ssize_t m = walk.rule.n_points, n = walk.block, k, s
+    cdef Py_ssize_t n = walk.block, s
     cdef Py_ssize_t player = trees.player[node]
-    cdef double cover_product = walk.cover_product[player]
-    cdef double *reciprocal = walk.shared + depth * 4 * m
-    cdef double *old_g = reciprocal + m
     cdef double *was_present = walk.was_present + depth * n
     cdef double *went_left = walk.went_left + depth * n
     cdef double *gone = walk.gone + depth * n
     cdef double *present = walk.present + player * n
     cdef const double *x = walk.X + trees.feature[node] * n
-    cdef const double *t = walk.rule.nodes
     cdef _Frame *frame = &walk.frames[depth]
 
     frame.node = node
-    frame.cover_product = cover_product
+    frame.cover_product = walk.cover_product[player]
+    frame.reciprocal = walk.reciprocal[player]
     for s in range(n):
         was_present[s] = present[s]
-    if one_row and was_present[0] == 0.0:
-        # Off the player's path already: the edges only scale G.
-        return
     if trees.routing.is_categorical[node]:
         for s in range(n):
             went_left[s] = goes_left(&trees.routing, node, x[s])
@@ -217,24 +228,21 @@ cdef inline void _enter_split(
             trees.routing.missing_left[node] & 1,
             _ZERO_AS_MISSING if trees.routing.missing_left[node] & 2 else -1.0, n,
         )
-    for k in range(m):
-        reciprocal[k] = 1.0 / ((1.0 - t[k]) * cover_product + t[k])
-        old_g[k] = (1.0 - cover_product) * reciprocal[k]
     for s in range(n):
         gone[s] = 1.0 - was_present[s]
 
 
 cdef inline Py_ssize_t _descend(
-    const _Trees *trees, _Walk *walk, Py_ssize_t depth, Py_ssize_t side, bint one_row
+    const _Trees *trees, _Walk *walk, Py_ssize_t depth, Py_ssize_t side
 ) noexcept nogil:
     """Go down the edge on ``side`` (0 left, 1 right) of the level's node.
 
-    Returns the child. Sets the child level's products ``G`` and the player's ``(A, B)``, and
-    keeps the weighted changes of ``g`` for :func:`_ascend`. A zero cover
-    ratio is walked like any other: ``B`` becomes 0, but a sample that
-    follows the edge keeps the factor ``t`` (its leaves count when the
-    player is present); only the samples that had left or leave the
-    player's path get a zero product. ``one_row``: see :func:`_enter_split`.
+    Returns the child. Sets the child level's products ``G`` and the
+    player's ``(A, B)``, its new ``1/f`` and ``g``, and keeps the weighted
+    changes of ``g`` for :func:`_ascend`. A zero cover ratio is walked like
+    any other: ``B`` becomes 0, but a sample that follows the edge keeps the
+    factor ``t`` (its leaves count when the player is present); only the
+    samples that had left or leave the player's path get a zero product.
     """
     cdef Py_ssize_t m = walk.rule.n_points, n = walk.block, k, s
     cdef _Frame *frame = &walk.frames[depth]
@@ -243,10 +251,12 @@ cdef inline Py_ssize_t _descend(
     cdef Py_ssize_t child = trees.left[node] if side == 0 else trees.right[node]
     cdef double *products = walk.products + depth * m * n
     cdef double *child_products = products + m * n
-    cdef double *reciprocal = walk.shared + depth * 4 * m
-    cdef double *old_g = reciprocal + m
-    cdef double *follow_change = reciprocal + 2 * m
-    cdef double *leave_change = reciprocal + 3 * m
+    cdef double *follow_change = walk.shared + depth * 4 * m
+    cdef double *leave_change = follow_change + m
+    cdef double *reciprocal = follow_change + 2 * m
+    cdef double *g = follow_change + 3 * m
+    cdef const double *old_reciprocal = frame.reciprocal
+    cdef const double *old_g = old_reciprocal + m
     cdef double *was_present = walk.was_present + depth * n
     cdef double *went_left = walk.went_left + depth * n
     cdef double *gone = walk.gone + depth * n
@@ -257,60 +267,35 @@ cdef inline Py_ssize_t _descend(
     cdef const double *w = walk.rule.weights
     cdef double ratio = trees.cover_ratio[child]
     cdef double new_cover = frame.cover_product * ratio
-    cdef double factor, follow
+    cdef double follow
 
     frame.side = side
     walk.cover_product[player] = new_cover
-    if one_row:
-        # The products the block's selection gives this sample, exactly:
-        # its indicators are 0 or 1, and the other cases' terms finite.
-        if was_present[0] == 0.0:
-            follows[0] = 0.0
-            leaves[0] = 0.0
-            for k in range(m):
-                child_products[k] = products[k] * ratio
-            return child
-        follow = went_left[0] if side == 0 else 1.0 - went_left[0]
-        follows[0] = follow
-        leaves[0] = 1.0 - follow
-        present[0] = follow
-        for k in range(m):
-            factor = (1.0 - t[k]) * new_cover + t[k]
-            if follow == 1.0:
-                follow_change[k] = w[k] * ((1.0 - new_cover) / factor - old_g[k])
-                child_products[k] = products[k] * (factor * reciprocal[k])
-            else:
-                leave_change[k] = w[k] * (-1.0 / (1.0 - t[k]) - old_g[k])
-                child_products[k] = products[k] * (
-                    (1.0 - t[k]) * new_cover * reciprocal[k]
-                )
-        return child
+    walk.reciprocal[player] = reciprocal
     for s in range(n):
         follow = went_left[s] if side == 0 else 1.0 - went_left[s]
         follows[s] = was_present[s] * follow
         leaves[s] = was_present[s] * (1.0 - follow)
         present[s] = follows[s]
     for k in range(m):
-        factor = (1.0 - t[k]) * new_cover + t[k]
+        reciprocal[k] = 1.0 / ((1.0 - t[k]) * new_cover + t[k])
+        g[k] = (1.0 - new_cover) * reciprocal[k]
         # The weighted change of g when A stays 1, and when it becomes 0.
-        follow_change[k] = w[k] * ((1.0 - new_cover) / factor - old_g[k])
-        leave_change[k] = w[k] * (-1.0 / (1.0 - t[k]) - old_g[k])
+        follow_change[k] = w[k] * (g[k] - old_g[k])
+        leave_change[k] = w[k] * (walk.leave_g[k] - old_g[k])
         lanes_select_scale(
             child_products + k * n, products + k * n, gone, follows, leaves,
-            ratio, factor * reciprocal[k],
-            (1.0 - t[k]) * new_cover * reciprocal[k], n,
+            ratio, ((1.0 - t[k]) * new_cover + t[k]) * old_reciprocal[k],
+            (1.0 - t[k]) * new_cover * old_reciprocal[k], n,
         )
     return child
 
 
-cdef inline void _ascend(
-    const _Trees *trees, _Walk *walk, Py_ssize_t depth, bint one_row
-) noexcept nogil:
+cdef inline void _ascend(const _Trees *trees, _Walk *walk, Py_ssize_t depth) noexcept nogil:
     """Come back up the frame's edge: add its ``Integral dg * H`` to ``phi``.
 
     The child's sums ``H`` are added to the node's, and once both sides
-    are done the player's ``(A, B)`` are restored. ``one_row``: see
-    :func:`_enter_split`.
+    are done the player's ``(A, B)``, ``1/f`` and ``g`` are restored.
     """
     cdef Py_ssize_t m = walk.rule.n_points, width = walk.width, n = walk.block
     cdef Py_ssize_t k, o, s
@@ -318,35 +303,25 @@ cdef inline void _ascend(
     cdef Py_ssize_t player = trees.player[frame.node]
     cdef double *sums = walk.sums + depth * width * m * n
     cdef double *child_sums = sums + width * m * n
-    cdef double *follow_change = walk.shared + depth * 4 * m + 2 * m
+    cdef double *follow_change = walk.shared + depth * 4 * m
     cdef double *leave_change = follow_change + m
     cdef double *follows = walk.follows + depth * n
     cdef double *leaves = walk.leaves + depth * n
     cdef double *was_present = walk.was_present + depth * n
     cdef double *present = walk.present + player * n
-    cdef double *change
 
-    if one_row and was_present[0] == 1.0:
-        # The block's sum with the sample's indicators, without its zero terms.
-        change = follow_change if follows[0] == 1.0 else leave_change
-        for o in range(width):
-            walk.total[0] = 0.0
-            for k in range(m):
-                walk.total[0] += change[k] * child_sums[o * m + k]
-            walk.phi[(walk.output + o) * walk.n_players + player] += walk.total[0]
-    elif not one_row:
-        for o in range(width):
-            for s in range(n):
-                walk.total[s] = 0.0
-            for k in range(m):
-                lanes_select_accumulate(
-                    walk.total, follows, leaves, follow_change[k], leave_change[k],
-                    child_sums + (o * m + k) * n, n,
-                )
-            for s in range(n):
-                walk.phi[
-                    (s * walk.n_outputs + walk.output + o) * walk.n_players + player
-                ] += walk.total[s]
+    for o in range(width):
+        for s in range(n):
+            walk.total[s] = 0.0
+        for k in range(m):
+            lanes_select_accumulate(
+                walk.total, follows, leaves, follow_change[k], leave_change[k],
+                child_sums + (o * m + k) * n, n,
+            )
+        for s in range(n):
+            walk.phi[
+                (s * walk.n_outputs + walk.output + o) * walk.n_players + player
+            ] += walk.total[s]
     if frame.side == 0:
         memcpy(sums, child_sums, width * m * n * sizeof(double))
     else:
@@ -354,27 +329,25 @@ cdef inline void _ascend(
         for s in range(n):
             present[s] = was_present[s]
         walk.cover_product[player] = frame.cover_product
+        walk.reciprocal[player] = frame.reciprocal
 
 
-cdef inline void _walk(
-    const _Trees *trees, _Walk *walk, Py_ssize_t root, bint one_row
-) noexcept nogil:
+cdef void _walk_tree(const _Trees *trees, _Walk *walk, Py_ssize_t root) noexcept nogil:
     """Add the tree's values for the block to ``phi``.
 
     Depth first, with an explicit stack (``walk.frames``, one frame per
     level) rather than recursion, so that the C stack does not limit the
     depth: a tree's depth is bounded only by the scratch memory, which is
-    sized before the walk. ``one_row`` is a constant in each caller, which
-    the compiler specializes.
+    sized before the walk.
     """
     cdef Py_ssize_t m = walk.rule.n_points, n = walk.block, o
     cdef Py_ssize_t depth = 0, node = root
     while True:
         # Down to a leaf, entering splits and taking their left edges.
         while trees.left[node] >= 0:
-            _enter_split(trees, walk, node, depth, one_row)
+            _enter_split(trees, walk, node, depth)
             # (Constant sides let the compiler specialize the inlined loops.)
-            node = _descend(trees, walk, depth, 0, one_row)
+            node = _descend(trees, walk, depth, 0)
             depth += 1
         for o in range(walk.width):
             lanes_scale(
@@ -388,21 +361,167 @@ cdef inline void _walk(
             if depth == 0:
                 return
             depth -= 1
-            _ascend(trees, walk, depth, one_row)
+            _ascend(trees, walk, depth)
             if walk.frames[depth].side == 0:
                 break
-        node = _descend(trees, walk, depth, 1, one_row)
+        node = _descend(trees, walk, depth, 1)
         depth += 1
 
 
-cdef void _walk_tree(const _Trees *trees, _Walk *walk, Py_ssize_t root) noexcept nogil:
-    """:func:`_walk` for a block of samples."""
-    _walk(trees, walk, root, False)
+cdef inline Py_ssize_t _row_edge(
+    const _Trees *trees,
+    _Walk *walk,
+    _Frame *frame,
+    double *products,
+    double *edge,
+    Py_ssize_t m,
+    Py_ssize_t side,
+) noexcept nogil:
+    """:func:`_descend` for one sample: its own case only, the same bits.
+
+    ``products`` is the level's ``G`` (the child's follows it); ``edge``
+    the level's ``(4, m)`` of ``walk.shared``: the change of ``g`` on the
+    edge taken, then the new ``1/f`` and ``g``, computed only if the sample
+    follows the edge, the only case that reads them below.
+    """
+    cdef Py_ssize_t node = frame.node, player = trees.player[node], k
+    cdef Py_ssize_t child = trees.left[node] if side == 0 else trees.right[node]
+    cdef double *child_products = products + m
+    cdef double *reciprocal = edge + 2 * m
+    cdef double *g = edge + 3 * m
+    cdef const double *old_reciprocal = frame.reciprocal
+    cdef const double *old_g = old_reciprocal + m
+    cdef const double *t = walk.rule.nodes
+    cdef const double *w = walk.rule.weights
+    cdef double ratio = trees.cover_ratio[child]
+    cdef double new_cover = frame.cover_product * ratio
+
+    frame.side = side
+    walk.cover_product[player] = new_cover
+    # The block's selection with this sample's 0/1 indicators, and the other
+    # cases' finite terms, gives exactly these products.
+    if not frame.present:
+        for k in range(m):
+            child_products[k] = products[k] * ratio
+    elif frame.went_left == (side == 0):
+        walk.present[player] = 1.0
+        walk.reciprocal[player] = reciprocal
+        for k in range(m):
+            reciprocal[k] = 1.0 / ((1.0 - t[k]) * new_cover + t[k])
+            g[k] = (1.0 - new_cover) * reciprocal[k]
+            edge[k] = w[k] * (g[k] - old_g[k])
+            child_products[k] = products[k] * (
+                ((1.0 - t[k]) * new_cover + t[k]) * old_reciprocal[k]
+            )
+    else:
+        walk.present[player] = 0.0
+        for k in range(m):
+            edge[k] = w[k] * (walk.leave_g[k] - old_g[k])
+            child_products[k] = products[k] * (
+                (1.0 - t[k]) * new_cover * old_reciprocal[k]
+            )
+    return child
+
+
+cdef inline void _walk_row_points(
+    const _Trees *trees, _Walk *walk, Py_ssize_t root, Py_ssize_t m
+) noexcept nogil:
+    """:func:`_walk_tree` for a block of one sample: the same values, less work.
+
+    The sample's case at each split is known when it is entered, so only
+    that case's terms are computed, and a split on a player whose path the
+    sample has left is not routed. Each level keeps both children's sums
+    ``H`` (``walk.sums`` is (levels, 2, width, m) here): a node's sums are
+    its children's added, as the block's copy then add does, without the
+    copy.
+    """
+    cdef Py_ssize_t width = walk.width, wm = width * m
+    cdef double *products = walk.products
+    cdef double *sums = walk.sums
+    cdef double *edge = walk.shared
+    cdef double *phi = walk.phi + walk.output * walk.n_players
+    cdef double *h                  # the sums of the child just walked
+    cdef double *left_sums
+    cdef double *node_sums
+    cdef const double *x = walk.X
+    cdef const double *value
+    cdef _Frame *frames = walk.frames
+    cdef _Frame *frame
+    cdef Py_ssize_t depth = 0, node = root, player, k, o, side = 0
+    cdef double total
+    while True:
+        # Down to a leaf, entering splits and taking their left edges.
+        while trees.left[node] >= 0:
+            frame = &frames[depth]
+            player = trees.player[node]
+            frame.node = node
+            frame.cover_product = walk.cover_product[player]
+            frame.reciprocal = walk.reciprocal[player]
+            frame.present = walk.present[player] == 1.0
+            if frame.present:
+                frame.went_left = goes_left(&trees.routing, node, x[trees.feature[node]])
+            node = _row_edge(trees, walk, frame, products + depth * m, edge + depth * 4 * m, m, 0)
+            side = 0
+            depth += 1
+        h = sums + (2 * depth + side) * wm
+        value = trees.value + node * trees.value_stride
+        for o in range(width):
+            for k in range(m):
+                h[o * m + k] = products[depth * m + k] * value[o]
+        # Up past the splits whose right edge is done, then down the right
+        # edge of the first split whose left edge was just done.
+        while True:
+            if depth == 0:
+                return
+            depth -= 1
+            frame = &frames[depth]
+            player = trees.player[frame.node]
+            h = sums + (2 * depth + 2 + frame.side) * wm
+            if frame.present:
+                for o in range(width):
+                    total = 0.0
+                    for k in range(m):
+                        total += edge[depth * 4 * m + k] * h[o * m + k]
+                    phi[o * walk.n_players + player] += total
+            if frame.side == 0:
+                break
+            # Both sides done: the node's sums (the root's are not read), and
+            # its player's state back.
+            if depth > 0:
+                node_sums = sums + (2 * depth + frames[depth - 1].side) * wm
+                left_sums = h - wm
+                for k in range(wm):
+                    node_sums[k] = left_sums[k] + h[k]
+            walk.present[player] = 1.0 if frame.present else 0.0
+            walk.cover_product[player] = frame.cover_product
+            walk.reciprocal[player] = frame.reciprocal
+        node = _row_edge(trees, walk, frame, products + depth * m, edge + depth * 4 * m, m, 1)
+        side = 1
+        depth += 1
 
 
 cdef void _walk_row(const _Trees *trees, _Walk *walk, Py_ssize_t root) noexcept nogil:
-    """:func:`_walk` for a block of one sample: the same values, less work."""
-    _walk(trees, walk, root, True)
+    """:func:`_walk_row_points` with the tree's number of points, a constant
+    up to 8 (the compiler unrolls the loops over the points)."""
+    cdef Py_ssize_t m = walk.rule.n_points
+    if m == 1:
+        _walk_row_points(trees, walk, root, 1)
+    elif m == 2:
+        _walk_row_points(trees, walk, root, 2)
+    elif m == 3:
+        _walk_row_points(trees, walk, root, 3)
+    elif m == 4:
+        _walk_row_points(trees, walk, root, 4)
+    elif m == 5:
+        _walk_row_points(trees, walk, root, 5)
+    elif m == 6:
+        _walk_row_points(trees, walk, root, 6)
+    elif m == 7:
+        _walk_row_points(trees, walk, root, 7)
+    elif m == 8:
+        _walk_row_points(trees, walk, root, 8)
+    else:
+        _walk_row_points(trees, walk, root, m)
 
 
 ctypedef void (*_TreeWalk)(const _Trees *, _Walk *, Py_ssize_t) noexcept nogil
@@ -435,7 +554,7 @@ cdef void _explain_block(
     doubles.
     """
     cdef _Walk walk
-    cdef Py_ssize_t j, s, tree
+    cdef Py_ssize_t j, k, s, tree
     cdef Py_ssize_t n_features = sizes.n_features, n_players = sizes.n_players
     cdef double *transposed
     _layout(&walk, state, sizes)
@@ -451,11 +570,16 @@ cdef void _explain_block(
         walk.present[j] = 1.0
     for j in range(n_players):
         walk.cover_product[j] = 1.0
+        walk.reciprocal[j] = walk.first
     cdef _TreeWalk walk_tree = _walk_row_apart if block == 1 else _walk_tree_apart
     for tree in range(tree_begin, tree_end):
         walk.rule = rule_of(rules, tree)
         walk.width = trees.tree_width[tree]
         walk.output = trees.tree_output[tree]
+        for k in range(walk.rule.n_points):
+            walk.first[k] = 1.0
+            walk.first[walk.rule.n_points + k] = 0.0
+            walk.leave_g[k] = -1.0 / (1.0 - walk.rule.nodes[k])
         for j in range(block * walk.rule.n_points):
             walk.products[j] = 1.0
         walk_tree(trees, &walk, trees.roots[tree])
