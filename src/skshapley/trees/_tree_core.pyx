@@ -40,6 +40,7 @@ sizes with :func:`scratch_doubles` before anything is allocated.
 """
 
 from cython.parallel cimport parallel, prange
+from libc.math cimport isnan
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
@@ -368,135 +369,148 @@ cdef void _walk_tree(const _Trees *trees, _Walk *walk, Py_ssize_t root) noexcept
         depth += 1
 
 
-cdef inline Py_ssize_t _row_edge(
-    const _Trees *trees,
-    _Walk *walk,
-    _Frame *frame,
-    double *products,
-    double *edge,
-    Py_ssize_t m,
-    Py_ssize_t side,
-) noexcept nogil:
-    """:func:`_descend` for one sample: its own case only, the same bits.
-
-    ``products`` is the level's ``G`` (the child's follows it); ``edge``
-    the level's ``(4, m)`` of ``walk.shared``: the change of ``g`` on the
-    edge taken, then the new ``1/f`` and ``g``, computed only if the sample
-    follows the edge, the only case that reads them below.
-    """
-    cdef Py_ssize_t node = frame.node, player = trees.player[node], k
-    cdef Py_ssize_t child = trees.left[node] if side == 0 else trees.right[node]
-    cdef double *child_products = products + m
-    cdef double *reciprocal = edge + 2 * m
-    cdef double *g = edge + 3 * m
-    cdef const double *old_reciprocal = frame.reciprocal
-    cdef const double *old_g = old_reciprocal + m
-    cdef const double *t = walk.rule.nodes
-    cdef const double *w = walk.rule.weights
-    cdef double ratio = trees.cover_ratio[child]
-    cdef double new_cover = frame.cover_product * ratio
-
-    frame.side = side
-    walk.cover_product[player] = new_cover
-    # The block's selection with this sample's 0/1 indicators, and the other
-    # cases' finite terms, gives exactly these products.
-    if not frame.present:
-        for k in range(m):
-            child_products[k] = products[k] * ratio
-    elif frame.went_left == (side == 0):
-        walk.present[player] = 1.0
-        walk.reciprocal[player] = reciprocal
-        for k in range(m):
-            reciprocal[k] = 1.0 / ((1.0 - t[k]) * new_cover + t[k])
-            g[k] = (1.0 - new_cover) * reciprocal[k]
-            edge[k] = w[k] * (g[k] - old_g[k])
-            child_products[k] = products[k] * (
-                ((1.0 - t[k]) * new_cover + t[k]) * old_reciprocal[k]
-            )
-    else:
-        walk.present[player] = 0.0
-        for k in range(m):
-            edge[k] = w[k] * (walk.leave_g[k] - old_g[k])
-            child_products[k] = products[k] * (
-                (1.0 - t[k]) * new_cover * old_reciprocal[k]
-            )
-    return child
-
-
 cdef inline void _walk_row_points(
     const _Trees *trees, _Walk *walk, Py_ssize_t root, Py_ssize_t m
 ) noexcept nogil:
     """:func:`_walk_tree` for a block of one sample: the same values, less work.
 
     The sample's case at each split is known when it is entered, so only
-    that case's terms are computed, and a split on a player whose path the
-    sample has left is not routed. Each level keeps both children's sums
-    ``H`` (``walk.sums`` is (levels, 2, width, m) here): a node's sums are
-    its children's added, as the block's copy then add does, without the
-    copy.
+    that case's terms are computed (the block's selection with its 0/1
+    indicators, and the other cases' finite terms, gives exactly these
+    products and sums), and a split on a player whose path the sample has
+    left is not routed. The new ``1/f`` and ``g`` of an edge are computed
+    only if the sample follows it, the only case that reads them below.
+    Each level keeps both children's sums ``H`` (``walk.sums`` is (levels,
+    2, width, m) here): a node's sums are its children's added, as the
+    block's copy then add does, without the copy.
+
+    Everything the loop reads is in local variables: the stores to the
+    walk's arrays cannot change them, so the compiler keeps them in
+    registers.
     """
-    cdef Py_ssize_t width = walk.width, wm = width * m
-    cdef double *products = walk.products
-    cdef double *sums = walk.sums
-    cdef double *edge = walk.shared
+    cdef const Py_ssize_t *left = trees.left
+    cdef const Py_ssize_t *right = trees.right
+    cdef const Py_ssize_t *player_of = trees.player
+    cdef const Py_ssize_t *feature = trees.feature
+    cdef const double *cover_ratio = trees.cover_ratio
+    cdef const double *threshold = trees.routing.threshold
+    cdef const unsigned char *missing_left = trees.routing.missing_left
+    cdef const unsigned char *is_categorical = trees.routing.is_categorical
+    cdef const double *values = trees.value
+    cdef Py_ssize_t value_stride = trees.value_stride
+    cdef const double *t = walk.rule.nodes
+    cdef const double *w = walk.rule.weights
+    cdef const double *leave_g = walk.leave_g
+    cdef const double *x = walk.X
+    cdef double *present = walk.present
+    cdef double *cover_product = walk.cover_product
+    cdef const double **reciprocal_of = walk.reciprocal
     cdef double *phi = walk.phi + walk.output * walk.n_players
-    cdef double *h                  # the sums of the child just walked
+    cdef Py_ssize_t n_players = walk.n_players, width = walk.width, wm = width * m
+    cdef double *all_products = walk.products   # G, (levels, m)
+    cdef double *all_edges = walk.shared        # per level: the change of g on
+                                                # the edge taken, then its new
+                                                # 1/f and g, (levels, 4, m)
+    cdef double *sums = walk.sums
+    cdef double *products                   # the level's G; the child's follow
+    cdef double *edge
+    cdef double *h                          # the sums of the child just walked
     cdef double *left_sums
     cdef double *node_sums
-    cdef const double *x = walk.X
+    cdef double *reciprocal
+    cdef double *g
+    cdef const double *old_reciprocal
+    cdef const double *old_g
     cdef const double *value
     cdef _Frame *frames = walk.frames
     cdef _Frame *frame
-    cdef Py_ssize_t depth = 0, node = root, player, k, o, side = 0
-    cdef double total
+    cdef Py_ssize_t depth = 0, node = root, player, child, k, o, side = 0
+    cdef double total, ratio, new_cover, xv
     while True:
-        # Down to a leaf, entering splits and taking their left edges.
-        while trees.left[node] >= 0:
+        if left[node] >= 0:
+            # Enter the split; its left edge first.
             frame = &frames[depth]
-            player = trees.player[node]
+            player = player_of[node]
             frame.node = node
-            frame.cover_product = walk.cover_product[player]
-            frame.reciprocal = walk.reciprocal[player]
-            frame.present = walk.present[player] == 1.0
+            frame.cover_product = cover_product[player]
+            frame.reciprocal = reciprocal_of[player]
+            frame.present = present[player] == 1.0
             if frame.present:
-                frame.went_left = goes_left(&trees.routing, node, x[trees.feature[node]])
-            node = _row_edge(trees, walk, frame, products + depth * m, edge + depth * 4 * m, m, 0)
+                xv = x[feature[node]]
+                if is_categorical[node] or missing_left[node] & 2 or isnan(xv):
+                    frame.went_left = goes_left(&trees.routing, node, xv)
+                else:
+                    frame.went_left = xv <= threshold[node]
             side = 0
-            depth += 1
-        h = sums + (2 * depth + side) * wm
-        value = trees.value + node * trees.value_stride
-        for o in range(width):
+        else:
+            h = sums + (2 * depth + side) * wm
+            value = values + node * value_stride
+            for o in range(width):
+                for k in range(m):
+                    h[o * m + k] = all_products[depth * m + k] * value[o]
+            # Up past the splits whose right edge is done, to the first split
+            # whose left edge was just done; its right edge next.
+            while True:
+                if depth == 0:
+                    return
+                depth -= 1
+                frame = &frames[depth]
+                player = player_of[frame.node]
+                h = sums + (2 * depth + 2 + frame.side) * wm
+                if frame.present:
+                    for o in range(width):
+                        total = 0.0
+                        for k in range(m):
+                            total += all_edges[depth * 4 * m + k] * h[o * m + k]
+                        phi[o * n_players + player] += total
+                if frame.side == 0:
+                    break
+                # Both sides done: the node's sums (the root's are not read),
+                # and its player's state back.
+                if depth > 0:
+                    node_sums = sums + (2 * depth + frames[depth - 1].side) * wm
+                    left_sums = h - wm
+                    for k in range(wm):
+                        node_sums[k] = left_sums[k] + h[k]
+                present[player] = 1.0 if frame.present else 0.0
+                cover_product[player] = frame.cover_product
+                reciprocal_of[player] = frame.reciprocal
+            node = frame.node
+            side = 1
+        # Down the edge on `side` of the split at `depth`: (A, B) of its
+        # player, the child's G, and the change of g on the edge.
+        child = left[node] if side == 0 else right[node]
+        frame.side = side
+        ratio = cover_ratio[child]
+        new_cover = frame.cover_product * ratio
+        cover_product[player] = new_cover
+        products = all_products + depth * m
+        edge = all_edges + depth * 4 * m
+        old_reciprocal = frame.reciprocal
+        old_g = old_reciprocal + m
+        if not frame.present:
             for k in range(m):
-                h[o * m + k] = products[depth * m + k] * value[o]
-        # Up past the splits whose right edge is done, then down the right
-        # edge of the first split whose left edge was just done.
-        while True:
-            if depth == 0:
-                return
-            depth -= 1
-            frame = &frames[depth]
-            player = trees.player[frame.node]
-            h = sums + (2 * depth + 2 + frame.side) * wm
-            if frame.present:
-                for o in range(width):
-                    total = 0.0
-                    for k in range(m):
-                        total += edge[depth * 4 * m + k] * h[o * m + k]
-                    phi[o * walk.n_players + player] += total
-            if frame.side == 0:
-                break
-            # Both sides done: the node's sums (the root's are not read), and
-            # its player's state back.
-            if depth > 0:
-                node_sums = sums + (2 * depth + frames[depth - 1].side) * wm
-                left_sums = h - wm
-                for k in range(wm):
-                    node_sums[k] = left_sums[k] + h[k]
-            walk.present[player] = 1.0 if frame.present else 0.0
-            walk.cover_product[player] = frame.cover_product
-            walk.reciprocal[player] = frame.reciprocal
-        node = _row_edge(trees, walk, frame, products + depth * m, edge + depth * 4 * m, m, 1)
-        side = 1
+                products[m + k] = products[k] * ratio
+        elif frame.went_left == (side == 0):
+            reciprocal = edge + 2 * m
+            g = edge + 3 * m
+            present[player] = 1.0
+            reciprocal_of[player] = reciprocal
+            for k in range(m):
+                reciprocal[k] = 1.0 / ((1.0 - t[k]) * new_cover + t[k])
+                g[k] = (1.0 - new_cover) * reciprocal[k]
+                edge[k] = w[k] * (g[k] - old_g[k])
+                products[m + k] = products[k] * (
+                    ((1.0 - t[k]) * new_cover + t[k]) * old_reciprocal[k]
+                )
+        else:
+            present[player] = 0.0
+            for k in range(m):
+                edge[k] = w[k] * (leave_g[k] - old_g[k])
+                products[m + k] = products[k] * (
+                    (1.0 - t[k]) * new_cover * old_reciprocal[k]
+                )
+        node = child
         depth += 1
 
 
