@@ -200,4 +200,7 @@ def test_a_tree_without_splits_is_its_leaf_whatever_its_cover(cover):
     explainer = TreeExplainer(model).fit()
     assert explainer.expected_value_ == 3.0
     np.testing.assert_array_equal(explainer.explain(ROWS).to_numpy(), 0.0)
+    # One row at a time takes the one-row walk.
+    for row in ROWS:
+        np.testing.assert_array_equal(explainer.explain(row[None]).to_numpy(), 0.0)
     np.testing.assert_array_equal(explainer.raw_predict(ROWS), model.predict(ROWS))
