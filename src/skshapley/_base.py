@@ -34,7 +34,7 @@ from ._columns import (
 )
 from ._dask import is_dask_collection, lazy_explanation
 from ._errors import UnsupportedModelError
-from ._frames import FrameLayout
+from ._frames import FrameLayout, default_index
 from ._groups import feature_players
 from ._input import array_values, as_pandas, check_unique_columns
 from ._input_groups import input_groups
@@ -423,7 +423,7 @@ class BaseExplainer(BaseEstimator):
             prepared, index = self._prepared_input(X)
             return len(prepared), index, prepared.__getitem__
         n_samples = X.shape[0]
-        index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(n_samples)
+        index = X.index if isinstance(X, pd.DataFrame) else default_index(n_samples)
 
         def rows_of(rows: slice):
             if rows.start == 0 and rows.stop >= n_samples:
@@ -663,6 +663,7 @@ class BaseExplainer(BaseEstimator):
         allow_nan: bool,
         allow_inf: bool,
         reading: ColumnReading = NUMBERS,
+        check_values: bool = True,
     ) -> tuple[np.ndarray, pd.Index]:
         """``X`` as a new float64 array in the model's column order, and its index.
 
@@ -670,7 +671,9 @@ class BaseExplainer(BaseEstimator):
         knows no names) and converted as ``reading`` says, by the plan of
         their column set (see :mod:`~skshapley._columns`); other inputs by
         :meth:`_values`. ``reading`` must be the same at every call between
-        two fits. The caller's data is copied, never modified.
+        two fits. The caller's data is copied, never modified. NaN and
+        infinity are refused as ``allow_nan`` and ``allow_inf`` say, unless
+        ``check_values`` is False (the caller checks the array itself).
         """
         X = as_pandas(X)
         if isinstance(X, pd.DataFrame):
@@ -688,8 +691,9 @@ class BaseExplainer(BaseEstimator):
         else:
             array = self._values(X)
             self._check_shape(array.shape, len(self._model_features[0]))
-            index = pd.RangeIndex(len(array))
-        self._check_values(array, allow_nan=allow_nan, allow_inf=allow_inf)
+            index = default_index(len(array))
+        if check_values:
+            self._check_values(array, allow_nan=allow_nan, allow_inf=allow_inf)
         return array, index
 
     def _column_plan(

@@ -14,6 +14,7 @@ import scipy.sparse as sp
 
 from .._base import BaseExplainer, feature_names
 from .._errors import unsupported_model
+from .._frames import default_index
 from .._input import as_pandas
 from .._memory import parse_memory
 from .._progress import progress_callback
@@ -251,7 +252,7 @@ class AgnosticExplainer(BaseExplainer):
         if array.dtype.kind in "US":  # lists mixing strings and numbers
             array = np.asarray(X, dtype=object)
         self._check_shape(array.shape, len(names))
-        return Rows(pd.DataFrame(array, columns=names)), pd.RangeIndex(len(array))
+        return Rows(pd.DataFrame(array, columns=names)), default_index(len(array))
 
     def _model_rows(self, frame: pd.DataFrame):
         """Rows as the model reads them: named if it knows names, else an array."""

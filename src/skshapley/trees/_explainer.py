@@ -398,24 +398,30 @@ class TreeExplainer(BaseExplainer):
         to_float32 = ensemble.float32_inputs or (
             ensemble.float32_unless_float and float32_unless_float(X)
         )
+        given = X
+        checks = {"allow_nan": ensemble.allow_nan, "allow_inf": ensemble.allow_inf}
+        reading = tree_reading(ensemble)
         X, index = self._validate_X(
-            X,
-            allow_nan=ensemble.allow_nan,
-            allow_inf=ensemble.allow_inf,
-            reading=tree_reading(ensemble),
+            X, **checks, reading=reading, check_values=not to_float32
         )
         if to_float32:
-            # X is our own copy: round it to float32 values in place.
+            # X is our own copy: round it to float32 values in place, then
+            # check them once.
             chunk = max(1, _CAST_CHUNK_VALUES // max(1, X.shape[1]))
             with np.errstate(over="ignore"):
                 for begin in range(0, len(X), chunk):
                     rows = X[begin : begin + chunk]
                     rows[...] = rows.astype(np.float32)
-            if not ensemble.allow_inf and np.isinf(X).any():
+            try:
+                self._check_values(X, **checks)
+            except ValueError:
+                # The input's own NaN or infinity are named as such; else
+                # finite values became infinite.
+                self._validate_X(given, **checks, reading=reading)
                 raise ValueError(
                     "X contains values too large for float32, which the model "
                     "compares in."
-                )
+                ) from None
         missing = ensemble.missing_value
         if not math.isnan(missing):
             if to_float32:  # XGBoost compares float32 inputs with float32(missing)
