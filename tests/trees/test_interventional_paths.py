@@ -8,6 +8,8 @@ blocks of rows do. On depth-100 trees the values keep efficiency and
 symmetry at rounding level, and interactions are exact too.
 """
 
+import pickle
+
 import numpy as np
 import pytest
 from crafted_trees import regressor_from_arrays
@@ -81,6 +83,43 @@ def test_budget_is_respected(monkeypatch):
     for first_tree, end_tree, first, end, first_mask, end_mask in batches:
         size = 8 * (end - first + end_mask - first_mask)
         assert size <= 20_000 or end_tree == first_tree + 1
+
+
+def test_interaction_tables_are_kept_from_the_first_call(monkeypatch):
+    # Built once, at the first call: later calls, rows alone and pickles
+    # (which leave them out and build them again) give the same bits.
+    model, X = forest_and_data()
+    built = []
+    build = _interventional.Background._built
+
+    def counting(self, plan, *args, **kwargs):
+        built.append(plan.gains)
+        return build(self, plan, *args, **kwargs)
+
+    monkeypatch.setattr(_interventional.Background, "_built", counting)
+    explainer = TreeExplainer(model, feature_perturbation="interventional")
+    explainer.fit(X[:60])
+    assert built == [True]  # the values' tables, at fit
+    rows = X[100:120]
+    first = explainer.explain_interactions(rows).to_numpy()
+    again = explainer.explain_interactions(rows).to_numpy()
+    alone = explainer.explain_interactions(rows[:1]).to_numpy()
+    assert built == [True, False]
+    np.testing.assert_array_equal(again, first)
+    np.testing.assert_array_equal(alone, first[: alone.shape[0]])
+    copy = pickle.loads(pickle.dumps(explainer))
+    assert copy._background._interaction_kept is None
+    np.testing.assert_array_equal(copy.explain_interactions(rows).to_numpy(), first)
+    assert built == [True, False, False]
+    # Beyond the budget nothing is kept: every call builds its batches.
+    monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", 20_000)
+    explainer.fit(X[:60])
+    explainer.explain_interactions(rows[:1])
+    explainer.explain_interactions(rows[:1])
+    assert explainer._background._interaction_kept is None
+    n_batches = len(explainer._background._interaction_plan.batches)
+    assert n_batches > 1
+    assert built[3:].count(False) == 2 * n_batches
 
 
 def deep_symmetric_tree(depth=100, seed=0):

@@ -8,6 +8,8 @@ through each leaf's counts of failure masks (see its docstring). Here the
 counts become tables: built at ``fit`` and kept when they fit
 ``_TABLE_BUDGET_BYTES``, so that explaining costs rows only; otherwise
 rebuilt at each call, a batch of trees at a time, from the kept background.
+Interaction values have tables of their own, built at the first call and
+kept the same way (and left out of pickles, which rebuild them).
 """
 
 from dataclasses import dataclass
@@ -116,6 +118,13 @@ class Background:
         self._kept = None
         if len(self._plan.batches) == 1:
             self._kept = self._built(self._plan, self._plan.batches[0], n_threads)
+        # The interactions' plan, and its one batch if it fits: at first use.
+        self._interaction_plan = None
+        self._interaction_kept = None
+
+    def __getstate__(self) -> dict:
+        # The interaction tables are the first call's to build, not the pickle's.
+        return {**self.__dict__, "_interaction_kept": None}
 
     @property
     def n_background(self) -> int:
@@ -136,7 +145,9 @@ class Background:
         is zero. Every leaf's pairs are summed over its background rows'
         distinct failure masks, weighted by their counts.
         """
-        self._explain(self._planned(_MAX_TABLE_BITS, gains=False), X, out, n_threads)
+        if self._interaction_plan is None:
+            self._interaction_plan = self._planned(_MAX_TABLE_BITS, gains=False)
+        self._explain(self._interaction_plan, X, out, n_threads)
 
     def _explain(self, plan: _Plan, X: np.ndarray, out: np.ndarray, n_threads: int):
         """Add the rows' values (or, for 4-d ``out``, interactions) to ``out``.
@@ -185,9 +196,18 @@ class Background:
         return int(max(1, min(block, fitting)))
 
     def _batches(self, plan: _Plan, n_threads: int):
-        """The plan's batches, built (one at a time) unless kept from fit."""
+        """The plan's batches, built (one at a time) unless kept.
+
+        A plan of one batch keeps it: the values' from fit, the
+        interactions' from their first call.
+        """
         if plan is self._plan and self._kept is not None:
             yield self._kept
+            return
+        if plan is self._interaction_plan and len(plan.batches) == 1:
+            if self._interaction_kept is None:
+                self._interaction_kept = self._built(plan, plan.batches[0], n_threads)
+            yield self._interaction_kept
             return
         # One buffer of each kind for all batches: fresh memory would cost
         # the system's zeroing of its pages at each batch.
