@@ -74,6 +74,17 @@ cdef extern from "_lanes.h" nogil:
         double *went_left, const double *x, double threshold, double missing_left,
         double zero_limit, Py_ssize_t n
     )
+    void points_follow(
+        double *child_products, double *change, double *reciprocal, double *g,
+        const double *products, const double *old_reciprocal, const double *old_g,
+        const double *t, const double *w, double new_cover, Py_ssize_t m
+    )
+    void points_leave(
+        double *child_products, double *change, const double *products,
+        const double *old_reciprocal, const double *old_g, const double *leave_g,
+        const double *t, const double *w, double new_cover, Py_ssize_t m
+    )
+    void points_sum(double *out, const double *a, const double *b, Py_ssize_t m)
 
 
 cdef struct _Trees:
@@ -415,10 +426,7 @@ cdef inline void _walk_row_points(
     cdef double *products                   # the level's G; the child's follow
     cdef double *edge
     cdef double *h                          # the sums of the child just walked
-    cdef double *left_sums
     cdef double *node_sums
-    cdef double *reciprocal
-    cdef double *g
     cdef const double *old_reciprocal
     cdef const double *old_g
     cdef const double *value
@@ -446,8 +454,7 @@ cdef inline void _walk_row_points(
             h = sums + (2 * depth + side) * wm
             value = values + node * value_stride
             for o in range(width):
-                for k in range(m):
-                    h[o * m + k] = all_products[depth * m + k] * value[o]
+                lanes_scale(h + o * m, all_products + depth * m, value[o], m)
             # Up past the splits whose right edge is done, to the first split
             # whose left edge was just done; its right edge next.
             while True:
@@ -469,9 +476,7 @@ cdef inline void _walk_row_points(
                 # and its player's state back.
                 if depth > 0:
                     node_sums = sums + (2 * depth + frames[depth - 1].side) * wm
-                    left_sums = h - wm
-                    for k in range(wm):
-                        node_sums[k] = left_sums[k] + h[k]
+                    points_sum(node_sums, h - wm, h, wm)
                 present[player] = 1.0 if frame.present else 0.0
                 cover_product[player] = frame.cover_product
                 reciprocal_of[player] = frame.reciprocal
@@ -489,27 +494,20 @@ cdef inline void _walk_row_points(
         old_reciprocal = frame.reciprocal
         old_g = old_reciprocal + m
         if not frame.present:
-            for k in range(m):
-                products[m + k] = products[k] * ratio
+            lanes_scale(products + m, products, ratio, m)
         elif frame.went_left == (side == 0):
-            reciprocal = edge + 2 * m
-            g = edge + 3 * m
             present[player] = 1.0
-            reciprocal_of[player] = reciprocal
-            for k in range(m):
-                reciprocal[k] = 1.0 / ((1.0 - t[k]) * new_cover + t[k])
-                g[k] = (1.0 - new_cover) * reciprocal[k]
-                edge[k] = w[k] * (g[k] - old_g[k])
-                products[m + k] = products[k] * (
-                    ((1.0 - t[k]) * new_cover + t[k]) * old_reciprocal[k]
-                )
+            reciprocal_of[player] = edge + 2 * m
+            points_follow(
+                products + m, edge, edge + 2 * m, edge + 3 * m, products,
+                old_reciprocal, old_g, t, w, new_cover, m,
+            )
         else:
             present[player] = 0.0
-            for k in range(m):
-                edge[k] = w[k] * (leave_g[k] - old_g[k])
-                products[m + k] = products[k] * (
-                    (1.0 - t[k]) * new_cover * old_reciprocal[k]
-                )
+            points_leave(
+                products + m, edge, products, old_reciprocal, old_g, leave_g, t, w,
+                new_cover, m,
+            )
         node = child
         depth += 1
 
