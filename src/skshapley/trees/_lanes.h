@@ -57,14 +57,13 @@ static inline void lanes_route(double *restrict went_left, const double *restric
     }
 }
 
-/* One sample's walk (_walk_row), loops over the quadrature points: the same
- * expressions as the block's, so the same bits. */
+/* An edge's terms, loops over the quadrature points, written once for both
+ * walks (a block's and one sample's), so that they give the same bits. */
 
-/* The edge the sample follows: its new 1/f and g, g's weighted change, and
- * the child's products. */
-static inline void points_follow(double *restrict child_products,
-                                 double *restrict change, double *restrict reciprocal,
-                                 double *restrict g, const double *restrict products,
+/* The edge followed (A stays 1): the new 1/f and g, g's weighted change, and
+ * the factor that takes G to the child's. */
+static inline void points_follow(double *restrict factor, double *restrict change,
+                                 double *restrict reciprocal, double *restrict g,
                                  const double *restrict old_reciprocal,
                                  const double *restrict old_g, const double *restrict t,
                                  const double *restrict w, double new_cover,
@@ -73,22 +72,26 @@ static inline void points_follow(double *restrict child_products,
         reciprocal[k] = 1.0 / ((1.0 - t[k]) * new_cover + t[k]);
         g[k] = (1.0 - new_cover) * reciprocal[k];
         change[k] = w[k] * (g[k] - old_g[k]);
-        child_products[k] =
-            products[k] * (((1.0 - t[k]) * new_cover + t[k]) * old_reciprocal[k]);
+        factor[k] = ((1.0 - t[k]) * new_cover + t[k]) * old_reciprocal[k];
     }
 }
 
-/* The edge the sample leaves: g's weighted change, and the child's products. */
-static inline void points_leave(double *restrict child_products,
-                                double *restrict change, const double *restrict products,
+/* The edge left (A becomes 0): g's weighted change, and G's factor. */
+static inline void points_leave(double *restrict factor, double *restrict change,
                                 const double *restrict old_reciprocal,
                                 const double *restrict old_g,
                                 const double *restrict leave_g, const double *restrict t,
                                 const double *restrict w, double new_cover, ptrdiff_t m) {
     for (ptrdiff_t k = 0; k < m; k++) {
         change[k] = w[k] * (leave_g[k] - old_g[k]);
-        child_products[k] = products[k] * ((1.0 - t[k]) * new_cover * old_reciprocal[k]);
+        factor[k] = (1.0 - t[k]) * new_cover * old_reciprocal[k];
     }
+}
+
+/* out[k] *= a[k] */
+static inline void points_multiply(double *restrict out, const double *restrict a,
+                                   ptrdiff_t m) {
+    for (ptrdiff_t k = 0; k < m; k++) out[k] *= a[k];
 }
 
 /* out[k] = a[k] + b[k] */

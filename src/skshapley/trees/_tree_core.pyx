@@ -54,6 +54,8 @@ from ._table import ZERO_AS_MISSING
 cdef enum:
     # Up to this many blocks per thread, blocks are made equal (row_blocks).
     _BLOCKS_PER_THREAD = 4
+    # Rows of m values per level of walk.shared (see _Walk).
+    _EDGE_ROWS = 6
 
 # LightGBM's kZeroThreshold, defined once in _table.py.
 cdef double _ZERO_AS_MISSING = ZERO_AS_MISSING
@@ -75,15 +77,16 @@ cdef extern from "_lanes.h" nogil:
         double zero_limit, Py_ssize_t n
     )
     void points_follow(
-        double *child_products, double *change, double *reciprocal, double *g,
-        const double *products, const double *old_reciprocal, const double *old_g,
-        const double *t, const double *w, double new_cover, Py_ssize_t m
+        double *factor, double *change, double *reciprocal, double *g,
+        const double *old_reciprocal, const double *old_g, const double *t,
+        const double *w, double new_cover, Py_ssize_t m
     )
     void points_leave(
-        double *child_products, double *change, const double *products,
-        const double *old_reciprocal, const double *old_g, const double *leave_g,
-        const double *t, const double *w, double new_cover, Py_ssize_t m
+        double *factor, double *change, const double *old_reciprocal,
+        const double *old_g, const double *leave_g, const double *t, const double *w,
+        double new_cover, Py_ssize_t m
     )
+    void points_multiply(double *out, const double *a, Py_ssize_t m)
     void points_sum(double *out, const double *a, const double *b, Py_ssize_t m)
 
 
@@ -143,7 +146,8 @@ cdef struct _Walk:
     double *products                # G(t_k), (levels, m, block)
     double *sums                    # H(t_k, output), (levels, width, m, block)
     double *shared                  # per level: g's weighted changes on each
-                                    # side, and 1/f and g on the edge, (4, m)
+                                    # side, 1/f and g on the edge, and G's
+                                    # factors on each side, (_EDGE_ROWS, m)
     const double **reciprocal       # per player: its 1/f and g (A = 1), where
                                     # they were computed, (n_players,)
     double *first                   # 1/f = 1 and g = 0 at B = 1, (2, m)
@@ -186,7 +190,7 @@ cdef Py_ssize_t _layout(_Walk *walk, double *state, const _Sizes *sizes) noexcep
     walk.products = _part(state, &used, levels * m * block)
     # A row more: one sample keeps two children's sums per level (_walk_row).
     walk.sums = _part(state, &used, levels * width * m * (block + 1))
-    walk.shared = _part(state, &used, levels * 4 * m)
+    walk.shared = _part(state, &used, levels * _EDGE_ROWS * m)
     walk.reciprocal = <const double **> _part(
         state, &used, (n_players * sizeof(double *) + 7) // sizeof(double)
     )
@@ -263,10 +267,12 @@ cdef inline Py_ssize_t _descend(
     cdef Py_ssize_t child = trees.left[node] if side == 0 else trees.right[node]
     cdef double *products = walk.products + depth * m * n
     cdef double *child_products = products + m * n
-    cdef double *follow_change = walk.shared + depth * 4 * m
+    cdef double *follow_change = walk.shared + depth * _EDGE_ROWS * m
     cdef double *leave_change = follow_change + m
     cdef double *reciprocal = follow_change + 2 * m
     cdef double *g = follow_change + 3 * m
+    cdef double *follow_factor = follow_change + 4 * m
+    cdef double *leave_factor = follow_change + 5 * m
     cdef const double *old_reciprocal = frame.reciprocal
     cdef const double *old_g = old_reciprocal + m
     cdef double *was_present = walk.was_present + depth * n
@@ -275,8 +281,6 @@ cdef inline Py_ssize_t _descend(
     cdef double *follows = walk.follows + depth * n
     cdef double *leaves = walk.leaves + depth * n
     cdef double *present = walk.present + player * n
-    cdef const double *t = walk.rule.nodes
-    cdef const double *w = walk.rule.weights
     cdef double ratio = trees.cover_ratio[child]
     cdef double new_cover = frame.cover_product * ratio
     cdef double follow
@@ -289,16 +293,19 @@ cdef inline Py_ssize_t _descend(
         follows[s] = was_present[s] * follow
         leaves[s] = was_present[s] * (1.0 - follow)
         present[s] = follows[s]
+    # The edge's terms when A stays 1, and when it becomes 0.
+    points_follow(
+        follow_factor, follow_change, reciprocal, g, old_reciprocal, old_g,
+        walk.rule.nodes, walk.rule.weights, new_cover, m,
+    )
+    points_leave(
+        leave_factor, leave_change, old_reciprocal, old_g, walk.leave_g,
+        walk.rule.nodes, walk.rule.weights, new_cover, m,
+    )
     for k in range(m):
-        reciprocal[k] = 1.0 / ((1.0 - t[k]) * new_cover + t[k])
-        g[k] = (1.0 - new_cover) * reciprocal[k]
-        # The weighted change of g when A stays 1, and when it becomes 0.
-        follow_change[k] = w[k] * (g[k] - old_g[k])
-        leave_change[k] = w[k] * (walk.leave_g[k] - old_g[k])
         lanes_select_scale(
             child_products + k * n, products + k * n, gone, follows, leaves,
-            ratio, ((1.0 - t[k]) * new_cover + t[k]) * old_reciprocal[k],
-            (1.0 - t[k]) * new_cover * old_reciprocal[k], n,
+            ratio, follow_factor[k], leave_factor[k], n,
         )
     return child
 
@@ -315,7 +322,7 @@ cdef inline void _ascend(const _Trees *trees, _Walk *walk, Py_ssize_t depth) noe
     cdef Py_ssize_t player = trees.player[frame.node]
     cdef double *sums = walk.sums + depth * width * m * n
     cdef double *child_sums = sums + width * m * n
-    cdef double *follow_change = walk.shared + depth * 4 * m
+    cdef double *follow_change = walk.shared + depth * _EDGE_ROWS * m
     cdef double *leave_change = follow_change + m
     cdef double *follows = walk.follows + depth * n
     cdef double *leaves = walk.leaves + depth * n
@@ -421,7 +428,8 @@ cdef inline void _walk_row_points(
     cdef double *all_products = walk.products   # G, (levels, m)
     cdef double *all_edges = walk.shared        # per level: the change of g on
                                                 # the edge taken, then its new
-                                                # 1/f and g, (levels, 4, m)
+                                                # 1/f and g, (levels,
+                                                # _EDGE_ROWS, m)
     cdef double *sums = walk.sums
     cdef double *products                   # the level's G; the child's follow
     cdef double *edge
@@ -468,7 +476,9 @@ cdef inline void _walk_row_points(
                     for o in range(width):
                         total = 0.0
                         for k in range(m):
-                            total += all_edges[depth * 4 * m + k] * h[o * m + k]
+                            total += (
+                                all_edges[depth * _EDGE_ROWS * m + k] * h[o * m + k]
+                            )
                         phi[o * n_players + player] += total
                 if frame.side == 0:
                     break
@@ -490,7 +500,7 @@ cdef inline void _walk_row_points(
         new_cover = frame.cover_product * ratio
         cover_product[player] = new_cover
         products = all_products + depth * m
-        edge = all_edges + depth * 4 * m
+        edge = all_edges + depth * _EDGE_ROWS * m
         old_reciprocal = frame.reciprocal
         old_g = old_reciprocal + m
         if not frame.present:
@@ -499,15 +509,17 @@ cdef inline void _walk_row_points(
             present[player] = 1.0
             reciprocal_of[player] = edge + 2 * m
             points_follow(
-                products + m, edge, edge + 2 * m, edge + 3 * m, products,
-                old_reciprocal, old_g, t, w, new_cover, m,
+                products + m, edge, edge + 2 * m, edge + 3 * m, old_reciprocal,
+                old_g, t, w, new_cover, m,
             )
+            # The child's G: its factors times G (the block's product).
+            points_multiply(products + m, products, m)
         else:
             present[player] = 0.0
             points_leave(
-                products + m, edge, products, old_reciprocal, old_g, leave_g, t, w,
-                new_cover, m,
+                products + m, edge, old_reciprocal, old_g, leave_g, t, w, new_cover, m
             )
+            points_multiply(products + m, products, m)
         node = child
         depth += 1
 
