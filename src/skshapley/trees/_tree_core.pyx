@@ -40,13 +40,16 @@ sizes with :func:`scratch_doubles` before anything is allocated.
 """
 
 from cython.parallel cimport parallel, prange
-from libc.math cimport isnan
+from libc.limits cimport INT_MAX
+from libc.math cimport NAN, isnan
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
 from ..games._rules cimport Rule, Rules, rule_of, rules_view
 from ._chunks cimport add_chunk_sums, item_values
 from ._routing cimport Routing, goes_left
+
+import numpy as np
 
 from ._table import ZERO_AS_MISSING
 
@@ -90,6 +93,19 @@ cdef extern from "_lanes.h" nogil:
     void points_sum(double *out, const double *a, const double *b, Py_ssize_t m)
 
 
+cdef struct _RowNode:
+    # A node as the one-row walk reads it, one record of 32 bytes: its
+    # fields in one or two cache lines, and the walk's locals in registers.
+    int left                        # children, -1 at leaves
+    int right
+    int player
+    int feature
+    double threshold_or_value       # a split's threshold, NaN where goes_left
+                                    # decides anyway (categorical splits,
+                                    # zero-as-missing); a leaf's first value
+    double cover_ratio
+
+
 cdef struct _Trees:
     # The TreeEnsemble's node arrays (see _table.py), read-only.
     const Py_ssize_t *roots         # (n_trees,)
@@ -106,6 +122,7 @@ cdef struct _Trees:
     const double *cover_ratio       # cover[node] / cover[parent], 1 at roots
     const double *value             # (n_nodes, value_stride)
     Py_ssize_t value_stride
+    const _RowNode *row_nodes       # the nodes again, packed (_walk_row)
 
 
 cdef struct _Frame:
@@ -116,6 +133,7 @@ cdef struct _Frame:
     const double *reciprocal        # and its 1/f, then g, before the split (2m)
     bint present                    # one sample (_walk_row): its A before the
     bint went_left                  # split, and its side if A is 1
+    const _RowNode *record          # and the node's record
 
 
 cdef struct _Sizes:
@@ -388,7 +406,7 @@ cdef void _walk_tree(const _Trees *trees, _Walk *walk, Py_ssize_t root) noexcept
 
 
 cdef inline void _walk_row_points(
-    const _Trees *trees, _Walk *walk, Py_ssize_t root, Py_ssize_t m
+    const _Trees *trees, _Walk *walk, Py_ssize_t root, Py_ssize_t m, Py_ssize_t width
 ) noexcept nogil:
     """:func:`_walk_tree` for a block of one sample: the same values, less work.
 
@@ -396,24 +414,24 @@ cdef inline void _walk_row_points(
     that case's terms are computed (the block's selection with its 0/1
     indicators, and the other cases' finite terms, gives exactly these
     products and sums), and a split on a player whose path the sample has
-    left is not routed. The new ``1/f`` and ``g`` of an edge are computed
-    only if the sample follows it, the only case that reads them below.
-    Each level keeps both children's sums ``H`` (``walk.sums`` is (levels,
-    2, width, m) here): a node's sums are its children's added, as the
-    block's copy then add does, without the copy.
+    left is not routed. The new ``1/f`` and ``g`` of an edge are kept only
+    if the sample follows it, the only case that reads them below.
+
+    The nodes are the packed records of :attr:`_Trees.row_nodes`. A split
+    is a level of the walk: its frame, its G (``walk.products``, (levels,
+    m)), the terms of the edge taken (``walk.shared``, (levels, _EDGE_ROWS,
+    m)) and both children's sums ``H`` (``walk.sums``, (levels, 2, width,
+    m)). A leaf child takes no level: its sums are written in its parent's
+    and its player's state is not changed. A split's sums are its
+    children's added, as the block's copy then add does, without the copy.
 
     Everything the loop reads is in local variables: the stores to the
     walk's arrays cannot change them, so the compiler keeps them in
     registers.
     """
-    cdef const Py_ssize_t *left = trees.left
-    cdef const Py_ssize_t *right = trees.right
-    cdef const Py_ssize_t *player_of = trees.player
-    cdef const Py_ssize_t *feature = trees.feature
-    cdef const double *cover_ratio = trees.cover_ratio
-    cdef const double *threshold = trees.routing.threshold
-    cdef const unsigned char *missing_left = trees.routing.missing_left
-    cdef const unsigned char *is_categorical = trees.routing.is_categorical
+    cdef const _RowNode *nodes = trees.row_nodes
+    cdef const _RowNode *record = nodes + root
+    cdef const _RowNode *child
     cdef const double *values = trees.value
     cdef Py_ssize_t value_stride = trees.value_stride
     cdef const double *t = walk.rule.nodes
@@ -424,128 +442,141 @@ cdef inline void _walk_row_points(
     cdef double *cover_product = walk.cover_product
     cdef const double **reciprocal_of = walk.reciprocal
     cdef double *phi = walk.phi + walk.output * walk.n_players
-    cdef Py_ssize_t n_players = walk.n_players, width = walk.width, wm = width * m
-    cdef double *all_products = walk.products   # G, (levels, m)
-    cdef double *all_edges = walk.shared        # per level: the change of g on
-                                                # the edge taken, then its new
-                                                # 1/f and g, (levels,
-                                                # _EDGE_ROWS, m)
-    cdef double *sums = walk.sums
-    cdef double *products                   # the level's G; the child's follow
-    cdef double *edge
-    cdef double *h                          # the sums of the child just walked
-    cdef double *node_sums
-    cdef const double *old_reciprocal
-    cdef const double *old_g
+    cdef Py_ssize_t n_players = walk.n_players, wm = width * m
+    # The current split's level.
+    cdef _Frame *frame = walk.frames
+    cdef double *products = walk.products       # its G; its child's next
+    cdef double *edge = walk.shared             # the change of g on the edge
+                                                # taken, then its new 1/f and g
+    cdef double *sums = walk.sums               # its children's H
+    cdef double *h
     cdef const double *value
-    cdef _Frame *frames = walk.frames
-    cdef _Frame *frame
-    cdef Py_ssize_t depth = 0, node = root, player, child, k, o, side = 0
-    cdef double total, ratio, new_cover, xv
+    cdef Py_ssize_t player, k, o, side
+    cdef double total, ratio, new_cover, xv, threshold
+    if record.left < 0:  # a tree without splits: no player is credited
+        return
     while True:
-        if left[node] >= 0:
-            # Enter the split; its left edge first.
-            frame = &frames[depth]
-            player = player_of[node]
-            frame.node = node
-            frame.cover_product = cover_product[player]
-            frame.reciprocal = reciprocal_of[player]
-            frame.present = present[player] == 1.0
-            if frame.present:
-                xv = x[feature[node]]
-                if is_categorical[node] or missing_left[node] & 2 or isnan(xv):
-                    frame.went_left = goes_left(&trees.routing, node, xv)
-                else:
-                    frame.went_left = xv <= threshold[node]
-            side = 0
-        else:
-            h = sums + (2 * depth + side) * wm
-            value = values + node * value_stride
-            for o in range(width):
-                lanes_scale(h + o * m, all_products + depth * m, value[o], m)
-            # Up past the splits whose right edge is done, to the first split
-            # whose left edge was just done; its right edge next.
+        # Enter the split: save its player's state, route the sample.
+        player = record.player
+        frame.record = record
+        frame.cover_product = cover_product[player]
+        frame.reciprocal = reciprocal_of[player]
+        frame.present = present[player] == 1.0
+        if frame.present:
+            xv = x[record.feature]
+            threshold = record.threshold_or_value
+            if xv <= threshold:
+                frame.went_left = True
+            elif xv > threshold:
+                frame.went_left = False
+            else:  # NaN: a missing value, or a rule of goes_left
+                frame.went_left = goes_left(&trees.routing, record - nodes, xv)
+        side = 0
+        while True:
+            # The edge on `side`: the child's G, and the change of g on it.
+            child = nodes + (record.left if side == 0 else record.right)
+            ratio = child.cover_ratio
+            new_cover = frame.cover_product * ratio
+            if not frame.present:
+                lanes_scale(products + m, products, ratio, m)
+            elif frame.went_left == (side == 0):
+                points_follow(
+                    products + m, edge, edge + 2 * m, edge + 3 * m, frame.reciprocal,
+                    frame.reciprocal + m, t, w, new_cover, m,
+                )
+                # The child's G: its factors times G (the block's product).
+                points_multiply(products + m, products, m)
+            else:
+                points_leave(
+                    products + m, edge, frame.reciprocal, frame.reciprocal + m,
+                    leave_g, t, w, new_cover, m,
+                )
+                points_multiply(products + m, products, m)
+            if child.left >= 0:
+                # Down to a split: the player's (A, B) below the edge.
+                frame.side = side
+                cover_product[player] = new_cover
+                if frame.present:
+                    if frame.went_left == (side == 0):
+                        present[player] = 1.0
+                        reciprocal_of[player] = edge + 2 * m
+                    else:
+                        present[player] = 0.0
+                record = child
+                frame += 1
+                products += m
+                edge += _EDGE_ROWS * m
+                sums += 2 * wm
+                break
+            # A leaf: its sums, and its share of the player's value.
+            h = sums + side * wm
+            if width == 1:
+                lanes_scale(h, products + m, child.threshold_or_value, m)
+            else:
+                value = values + (child - nodes) * value_stride
+                for o in range(width):
+                    lanes_scale(h + o * m, products + m, value[o], m)
             while True:
-                if depth == 0:
-                    return
-                depth -= 1
-                frame = &frames[depth]
-                player = player_of[frame.node]
-                h = sums + (2 * depth + 2 + frame.side) * wm
                 if frame.present:
                     for o in range(width):
                         total = 0.0
                         for k in range(m):
-                            total += (
-                                all_edges[depth * _EDGE_ROWS * m + k] * h[o * m + k]
-                            )
+                            total += edge[k] * h[o * m + k]
                         phi[o * n_players + player] += total
-                if frame.side == 0:
+                if side == 0:
                     break
-                # Both sides done: the node's sums (the root's are not read),
-                # and its player's state back.
-                if depth > 0:
-                    node_sums = sums + (2 * depth + frames[depth - 1].side) * wm
-                    points_sum(node_sums, h - wm, h, wm)
+                # Both sides done: the player's state back, the split's sums
+                # into its parent's (the root's are not read), and up.
                 present[player] = 1.0 if frame.present else 0.0
                 cover_product[player] = frame.cover_product
                 reciprocal_of[player] = frame.reciprocal
-            node = frame.node
+                if frame == walk.frames:
+                    return
+                frame -= 1
+                products -= m
+                edge -= _EDGE_ROWS * m
+                h = sums - 2 * wm + frame.side * wm
+                points_sum(h, sums, sums + wm, wm)
+                sums -= 2 * wm
+                record = frame.record
+                player = record.player
+                side = frame.side
             side = 1
-        # Down the edge on `side` of the split at `depth`: (A, B) of its
-        # player, the child's G, and the change of g on the edge.
-        child = left[node] if side == 0 else right[node]
-        frame.side = side
-        ratio = cover_ratio[child]
-        new_cover = frame.cover_product * ratio
-        cover_product[player] = new_cover
-        products = all_products + depth * m
-        edge = all_edges + depth * _EDGE_ROWS * m
-        old_reciprocal = frame.reciprocal
-        old_g = old_reciprocal + m
-        if not frame.present:
-            lanes_scale(products + m, products, ratio, m)
-        elif frame.went_left == (side == 0):
-            present[player] = 1.0
-            reciprocal_of[player] = edge + 2 * m
-            points_follow(
-                products + m, edge, edge + 2 * m, edge + 3 * m, old_reciprocal,
-                old_g, t, w, new_cover, m,
-            )
-            # The child's G: its factors times G (the block's product).
-            points_multiply(products + m, products, m)
-        else:
-            present[player] = 0.0
-            points_leave(
-                products + m, edge, old_reciprocal, old_g, leave_g, t, w, new_cover, m
-            )
-            points_multiply(products + m, products, m)
-        node = child
-        depth += 1
 
 
-cdef void _walk_row(const _Trees *trees, _Walk *walk, Py_ssize_t root) noexcept nogil:
+cdef inline void _walk_row_width(
+    const _Trees *trees, _Walk *walk, Py_ssize_t root, Py_ssize_t width
+) noexcept nogil:
     """:func:`_walk_row_points` with the tree's number of points, a constant
     up to 8 (the compiler unrolls the loops over the points)."""
     cdef Py_ssize_t m = walk.rule.n_points
     if m == 1:
-        _walk_row_points(trees, walk, root, 1)
+        _walk_row_points(trees, walk, root, 1, width)
     elif m == 2:
-        _walk_row_points(trees, walk, root, 2)
+        _walk_row_points(trees, walk, root, 2, width)
     elif m == 3:
-        _walk_row_points(trees, walk, root, 3)
+        _walk_row_points(trees, walk, root, 3, width)
     elif m == 4:
-        _walk_row_points(trees, walk, root, 4)
+        _walk_row_points(trees, walk, root, 4, width)
     elif m == 5:
-        _walk_row_points(trees, walk, root, 5)
+        _walk_row_points(trees, walk, root, 5, width)
     elif m == 6:
-        _walk_row_points(trees, walk, root, 6)
+        _walk_row_points(trees, walk, root, 6, width)
     elif m == 7:
-        _walk_row_points(trees, walk, root, 7)
+        _walk_row_points(trees, walk, root, 7, width)
     elif m == 8:
-        _walk_row_points(trees, walk, root, 8)
+        _walk_row_points(trees, walk, root, 8, width)
     else:
-        _walk_row_points(trees, walk, root, m)
+        _walk_row_points(trees, walk, root, m, width)
+
+
+cdef void _walk_row(const _Trees *trees, _Walk *walk, Py_ssize_t root) noexcept nogil:
+    """:func:`_walk_row_width` with one output per leaf, the most common, as
+    a constant (no loops over the outputs)."""
+    if walk.width == 1:
+        _walk_row_width(trees, walk, root, 1)
+    else:
+        _walk_row_width(trees, walk, root, walk.width)
 
 
 ctypedef void (*_TreeWalk)(const _Trees *, _Walk *, Py_ssize_t) noexcept nogil
@@ -744,6 +775,7 @@ cdef class Forest:
     cdef const double[:, ::1] value
     cdef const unsigned char[::1] missing_left, is_categorical
     cdef const unsigned int[:, ::1] bitset
+    cdef unsigned char[::1] row_node_bytes
     cdef _Trees trees
 
     def __init__(self, ensemble, cover_ratio, player, chunk_start):
@@ -779,6 +811,29 @@ cdef class Forest:
         self.trees.routing.missing_left = &self.missing_left[0]
         self.trees.routing.is_categorical = &self.is_categorical[0]
         self.trees.routing.bitset = &self.bitset[0, 0]
+        self.trees.row_nodes = self._pack_row_nodes()
+
+    cdef const _RowNode *_pack_row_nodes(self) except NULL:
+        """The nodes as :func:`_walk_row` reads them: one packed record each."""
+        cdef Py_ssize_t n_nodes = self.left.shape[0], node
+        cdef _RowNode *records
+        if n_nodes > INT_MAX:
+            raise ValueError(f"{n_nodes:,} nodes are too many: at most {INT_MAX:,}.")
+        self.row_node_bytes = np.empty(n_nodes * sizeof(_RowNode), dtype=np.uint8)
+        records = <_RowNode *> &self.row_node_bytes[0]
+        for node in range(n_nodes):
+            records[node].left = <int> self.left[node]
+            records[node].right = <int> self.right[node]
+            records[node].player = <int> self.player[node]
+            records[node].feature = <int> self.feature[node]
+            records[node].cover_ratio = self.cover_ratio[node]
+            if self.left[node] < 0:
+                records[node].threshold_or_value = self.value[node, 0]
+            elif self.is_categorical[node] or self.missing_left[node] & 2:
+                records[node].threshold_or_value = NAN
+            else:
+                records[node].threshold_or_value = self.threshold[node]
+        return records
 
     def shapley(
         self,
