@@ -6,6 +6,7 @@ interventional): each model has enough trees and nodes for several chunks.
 
 import numpy as np
 from sklearn.ensemble import (
+    ExtraTreesClassifier,
     GradientBoostingClassifier,
     HistGradientBoostingClassifier,
     RandomForestRegressor,
@@ -36,6 +37,13 @@ def boosting():
     return GradientBoostingClassifier(n_estimators=15, max_depth=3).fit(X, y), X
 
 
+def multiclass_forest():
+    # A leaf holds one value per class: trees of several outputs.
+    X = data(300, 3)
+    y = np.digitize(X[:, 1] - X[:, 4], [-0.5, 0.5])
+    return ExtraTreesClassifier(20, max_depth=6, random_state=0).fit(X, y), X
+
+
 def hist_gradient_boosting():
     # Categories 0..4 seen in training; rows below add an unknown one (7).
     X = data(400, 2, missing=True, categories=5)
@@ -50,5 +58,6 @@ def hist_gradient_boosting():
 MODELS = {
     "forest": (forest, True),
     "multiclass boosting": (boosting, False),
+    "multiclass forest": (multiclass_forest, True),
     "categories and missing values": (hist_gradient_boosting, True),
 }

@@ -28,8 +28,12 @@ N_FEATURES = 6
 
 
 def _raw(model):
-    """The model's own raw output: margins of the boosted classifiers."""
-    return getattr(model, "decision_function", model.predict)
+    """The model's own raw output: margins of the boosted classifiers, the
+    forest's probabilities."""
+    for method in ("decision_function", "predict_proba"):
+        if hasattr(model, method):
+            return getattr(model, method)
+    return model.predict
 
 
 def _explainer(model, background, n_jobs):

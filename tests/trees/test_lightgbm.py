@@ -308,6 +308,20 @@ def test_efficiency(kind):
     assert_close(total, raw_output_of(model, X), EFFICIENCY_RTOL)
 
 
+@pytest.mark.parametrize("kind", [k for k in KINDS if k not in BOOSTERS])
+def test_one_row_at_a_time_equals_the_batch(kind):
+    # A row alone takes the kernel's one-row walk, which routes it by its own
+    # code (packed thresholds, the routing rule only where they are NaN): on
+    # every edge row (thresholds, NaN, zeros around kZeroThreshold, ±inf,
+    # unseen categories) its values are the batch's, to the bit.
+    _, explainer, _, X = case(kind)
+    batch = explainer.explain(X).to_numpy()
+    alone = np.vstack(
+        [explainer.explain(X[i : i + 1]).to_numpy() for i in range(len(X))]
+    )
+    np.testing.assert_array_equal(alone, batch)
+
+
 @pytest.mark.parametrize("kind", ["regressor", "zero_as_missing", "multiclass"])
 def test_matches_brute_force(kind):
     model, explainer, table, X = case(kind)

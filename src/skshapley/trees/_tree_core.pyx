@@ -94,15 +94,15 @@ cdef extern from "_lanes.h" nogil:
 
 
 cdef struct _RowNode:
-    # A node as the one-row walk reads it, one record of 32 bytes: its
-    # fields in one or two cache lines, and the walk's locals in registers.
+    # A node as the one-row walk reads it: one record of 32 bytes (the
+    # TreeEnsemble's arrays hold 58 per node), so that one pointer reaches
+    # all of it and the walk's other locals stay in registers.
     int left                        # children, -1 at leaves
     int right
     int player
     int feature
-    double threshold_or_value       # a split's threshold, NaN where goes_left
-                                    # decides anyway (categorical splits,
-                                    # zero-as-missing); a leaf's first value
+    double threshold                # NaN where goes_left decides anyway
+                                    # (categorical splits, zero-as-missing)
     double cover_ratio
 
 
@@ -464,7 +464,7 @@ cdef inline void _walk_row_points(
         frame.present = present[player] == 1.0
         if frame.present:
             xv = x[record.feature]
-            threshold = record.threshold_or_value
+            threshold = record.threshold
             if xv <= threshold:
                 frame.went_left = True
             elif xv > threshold:
@@ -510,12 +510,9 @@ cdef inline void _walk_row_points(
                 break
             # A leaf: its sums, and its share of the player's value.
             h = sums + side * wm
-            if width == 1:
-                lanes_scale(h, products + m, child.threshold_or_value, m)
-            else:
-                value = values + (child - nodes) * value_stride
-                for o in range(width):
-                    lanes_scale(h + o * m, products + m, value[o], m)
+            value = values + (child - nodes) * value_stride
+            for o in range(width):
+                lanes_scale(h + o * m, products + m, value[o], m)
             while True:
                 if frame.present:
                     for o in range(width):
@@ -827,12 +824,10 @@ cdef class Forest:
             records[node].player = <int> self.player[node]
             records[node].feature = <int> self.feature[node]
             records[node].cover_ratio = self.cover_ratio[node]
-            if self.left[node] < 0:
-                records[node].threshold_or_value = self.value[node, 0]
-            elif self.is_categorical[node] or self.missing_left[node] & 2:
-                records[node].threshold_or_value = NAN
+            if self.is_categorical[node] or self.missing_left[node] & 2:
+                records[node].threshold = NAN
             else:
-                records[node].threshold_or_value = self.threshold[node]
+                records[node].threshold = self.threshold[node]
         return records
 
     def shapley(
