@@ -95,8 +95,9 @@ cdef extern from "_lanes.h" nogil:
 
 cdef struct _RowNode:
     # A node as the one-row walk reads it: one record of 32 bytes (the
-    # TreeEnsemble's arrays hold 58 per node), so that one pointer reaches
-    # all of it and the walk's other locals stay in registers.
+    # TreeEnsemble's arrays spread these fields over eight), so that one
+    # pointer reaches all of it and the walk's other locals stay in
+    # registers.
     int left                        # children, -1 at leaves
     int right
     int player
@@ -748,6 +749,9 @@ def row_blocks(Py_ssize_t n_samples, Py_ssize_t block_rows, int n_threads):
 
 cdef class Forest:
     """A TreeEnsemble's node arrays (see _table.py), ready for the kernels.
+
+    The arrays are not copied; the one-row walk's packed records
+    (:class:`_RowNode`, 32 bytes per node) are built once, here.
 
     Parameters
     ----------
