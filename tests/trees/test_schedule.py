@@ -60,6 +60,26 @@ def test_one_row_equals_the_enumerated_game(fitted):
         np.testing.assert_allclose(phi, expected, rtol=0, atol=1e-12)
 
 
+def test_nodes_are_packed_by_the_first_block_of_one_row():
+    # The one-row walk's packed records (32 bytes per node) are built by the
+    # first call with a block of one row: a row alone, or the last of 993
+    # rows (31 blocks of 32 and one of 1 on one thread); never for batches
+    # without one.
+    model, _ = forest()
+    rows = data(993, 5)
+    explainer = TreeExplainer(model, n_jobs=1).fit()
+    block, n_blocks = row_blocks(len(rows), explainer._block_rows, 1)
+    assert (block, n_blocks) == (32, 32)
+    first_100 = explainer.explain(rows[:100]).to_numpy()
+    assert not explainer._forest().has_row_nodes
+    every = explainer.explain(rows).to_numpy()
+    assert explainer._forest().has_row_nodes
+    np.testing.assert_array_equal(every[:100], first_100)
+    alone = TreeExplainer(model, n_jobs=1).fit()
+    np.testing.assert_array_equal(alone.explain(rows[-1:]).to_numpy(), every[-1:])
+    assert alone._forest().has_row_nodes
+
+
 def test_one_row_equals_shap():
     shap = pytest.importorskip("shap")
     model, _ = forest()

@@ -123,7 +123,8 @@ cdef struct _Trees:
     const double *cover_ratio       # cover[node] / cover[parent], 1 at roots
     const double *value             # (n_nodes, value_stride)
     Py_ssize_t value_stride
-    const _RowNode *row_nodes       # the nodes again, packed (_walk_row)
+    const _RowNode *row_nodes       # the nodes again, packed (_walk_row);
+                                    # NULL until a block of one row
 
 
 cdef struct _Frame:
@@ -751,7 +752,8 @@ cdef class Forest:
     """A TreeEnsemble's node arrays (see _table.py), ready for the kernels.
 
     The arrays are not copied; the one-row walk's packed records
-    (:class:`_RowNode`, 32 bytes per node) are built once, here.
+    (:class:`_RowNode`, 32 bytes per node) are built once, by the first
+    call that walks a block of one row.
 
     Parameters
     ----------
@@ -812,12 +814,23 @@ cdef class Forest:
         self.trees.routing.missing_left = &self.missing_left[0]
         self.trees.routing.is_categorical = &self.is_categorical[0]
         self.trees.routing.bitset = &self.bitset[0, 0]
-        self.trees.row_nodes = self._pack_row_nodes()
+        self.trees.row_nodes = NULL  # packed by the first call that needs them
 
-    cdef const _RowNode *_pack_row_nodes(self) except NULL:
-        """The nodes as :func:`_walk_row` reads them: one packed record each."""
+    @property
+    def has_row_nodes(self):
+        """Whether the one-row walk's packed records are built."""
+        return self.trees.row_nodes != NULL
+
+    cdef int _pack_row_nodes(self) except -1:
+        """Pack the nodes as :func:`_walk_row` reads them, one record each.
+
+        Done once, by the first call with a block of one row: 32 bytes per
+        node that batches of other sizes never need.
+        """
         cdef Py_ssize_t n_nodes = self.left.shape[0], node
         cdef _RowNode *records
+        if self.trees.row_nodes != NULL:
+            return 0
         if n_nodes > INT_MAX:
             raise ValueError(f"{n_nodes:,} nodes are too many: at most {INT_MAX:,}.")
         self.row_node_bytes = np.empty(n_nodes * sizeof(_RowNode), dtype=np.uint8)
@@ -832,7 +845,8 @@ cdef class Forest:
                 records[node].threshold = NAN
             else:
                 records[node].threshold = self.threshold[node]
-        return records
+        self.trees.row_nodes = records
+        return 0
 
     def shapley(
         self,
@@ -889,6 +903,11 @@ cdef class Forest:
             block = (n_samples + n_blocks - 1) // n_blocks
         else:
             block, n_blocks = row_blocks(n_samples, block_rows, n_threads)
+        # Blocks have `block` rows and the last the rest, so the last has one
+        # row if any has: it takes the one-row walk, which reads the packed
+        # nodes.
+        if n_samples - (n_blocks - 1) * block == 1:
+            self._pack_row_nodes()
         for tree in range(rule_table.n_games):
             m_max = max(m_max, rule_table.n_points[tree])
         sizes = _Sizes(
