@@ -17,6 +17,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from skshapley import TreeExplainer
+from skshapley.trees import _tree_core
 
 FEATURES = ["age", "dose", "weight", "height"]
 
@@ -195,6 +196,37 @@ def test_rejected_values():
                 explainer.explain(bad)
             with pytest.raises(ValueError, match=match):
                 explainer.raw_predict(bad)
+
+
+def test_rounding_to_float32_is_numpys_cast():
+    """The in-place rounding of inputs for float32 models, bit for bit.
+
+    Against NumPy's ``astype(np.float32)``: ties, subnormals, signed zeros,
+    values just below and beyond float32's largest, NaN and infinity; and
+    the NaN and infinity it reports.
+    """
+    f32 = np.finfo(np.float32)
+    largest, tiny = float(f32.max), float(f32.smallest_subnormal)
+    edges = [
+        0.0, -0.0, 1.0 + 2.0**-24, 1.0 + 3 * 2.0**-24, largest, -largest,
+        largest * (1 + 2.0**-25), largest * (1 + 2.0**-24), 1e39, -1e39,
+        tiny, tiny / 2, tiny * 0.75, -tiny * 0.25, float(f32.tiny), 5e-324,
+        np.inf, -np.inf, np.nan,
+    ]  # fmt: skip
+    rng = np.random.default_rng(0)
+    spread = rng.standard_normal(2000) * 10.0 ** rng.integers(-50, 50, 2000)
+    X = np.concatenate([edges, spread]).reshape(-1, 3)
+    with np.errstate(over="ignore"):
+        expected = X.astype(np.float32).astype(np.float64)
+    rounded = X.copy()
+    assert _tree_core.round_to_float32(rounded) == (True, True)
+    np.testing.assert_array_equal(rounded, expected)
+    np.testing.assert_array_equal(np.signbit(rounded), np.signbit(expected))
+    finite = np.array([[1.0, largest, -tiny]])
+    assert _tree_core.round_to_float32(finite.copy()) == (False, False)
+    assert _tree_core.round_to_float32(np.array([[0.5, 1e39]])) == (False, True)
+    assert _tree_core.round_to_float32(np.array([[np.nan, 1.0]])) == (True, False)
+    assert _tree_core.round_to_float32(np.empty((0, 3))) == (False, False)
 
 
 def test_output_layout():

@@ -19,9 +19,6 @@ from ._schedule import tree_chunks
 
 _VALUE_FUNCTIONS = ("tree_path_dependent", "interventional")
 
-# Rows cast to float32 at a time: bounds the cast's temporary to ~32 MB.
-_CAST_CHUNK_VALUES = 2**22
-
 # Rows the tree kernel walks together, at most: enough for the compiler's
 # vectorized loops over a block; fewer when one thread's scratch would exceed
 # MAX_SCRATCH_BYTES_PER_THREAD (deep trees, many points or outputs).
@@ -405,23 +402,18 @@ class TreeExplainer(BaseExplainer):
             X, **checks, reading=reading, check_values=not to_float32
         )
         if to_float32:
-            # X is our own copy: round it to float32 values in place, then
-            # check them once.
-            chunk = max(1, _CAST_CHUNK_VALUES // max(1, X.shape[1]))
-            with np.errstate(over="ignore"):
-                for begin in range(0, len(X), chunk):
-                    rows = X[begin : begin + chunk]
-                    rows[...] = rows.astype(np.float32)
-            try:
-                self._check_values(X, **checks)
-            except ValueError:
+            # X is our own copy: rounded in place, then checked.
+            has_nan, has_inf = _tree_core.round_to_float32(X)
+            if (has_nan and not ensemble.allow_nan) or (
+                has_inf and not ensemble.allow_inf
+            ):
                 # The input's own NaN or infinity are named as such; else
                 # finite values became infinite.
                 self._validate_X(given, **checks, reading=reading)
                 raise ValueError(
                     "X contains values too large for float32, which the model "
                     "compares in."
-                ) from None
+                )
         missing = ensemble.missing_value
         if not math.isnan(missing):
             if to_float32:  # XGBoost compares float32 inputs with float32(missing)

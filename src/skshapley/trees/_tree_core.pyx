@@ -41,7 +41,7 @@ sizes with :func:`scratch_doubles` before anything is allocated.
 
 from cython.parallel cimport parallel, prange
 from libc.limits cimport INT_MAX
-from libc.math cimport NAN, isnan
+from libc.math cimport NAN, isinf, isnan
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
@@ -972,6 +972,34 @@ cdef class Forest:
                         node = right[node]
                 for o in range(tree_width[tree]):
                     out[i, tree_output[tree] + o] += value[node, o]
+
+
+def round_to_float32(double[:, ::1] X):
+    """Round ``X``'s values to float32 ones in place, as ``X.astype(np.float32)``.
+
+    For models that compare their inputs in float32 (scikit-learn's trees,
+    XGBoost): one pass, with no temporary array and no warning where a
+    value is too large for float32 (it becomes infinite, as in NumPy).
+
+    Returns
+    -------
+    has_nan, has_inf : bool
+        Whether the rounded values hold NaN, and infinity.
+    """
+    cdef Py_ssize_t i, n = X.shape[0] * X.shape[1]
+    cdef double *values
+    cdef double rounded
+    cdef bint has_nan = False, has_inf = False
+    if n == 0:
+        return False, False
+    values = &X[0, 0]
+    with nogil:
+        for i in range(n):
+            rounded = <double> (<float> values[i])
+            values[i] = rounded
+            has_nan |= isnan(rounded)
+            has_inf |= isinf(rounded)
+    return has_nan, has_inf
 
 
 def scratch_doubles(
