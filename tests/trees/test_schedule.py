@@ -166,3 +166,22 @@ def test_the_kept_kernel_view_follows_refits_copies_and_pickles():
     explainer.model = other
     expected = TreeExplainer(other).fit().explain(X[:3]).to_numpy()
     np.testing.assert_array_equal(explainer.fit().explain(X[:3]).to_numpy(), expected)
+
+
+def test_the_kernel_takes_each_call_s_quadrature_rules():
+    """The kernel keeps a view of the rules it was last given: another
+    rules object, even on the same forest, is read afresh."""
+    model, X = forest()
+    exact = TreeExplainer(model, n_jobs=1).fit()
+    one_point = TreeExplainer(model, n_jobs=1, n_quadrature_points=1).fit()
+    kernel = exact._forest()
+    rows, _ = exact._prepared(X[:3])
+    for explainer in (one_point, exact, one_point):
+        out = np.zeros((3, 1, rows.shape[1]))
+        kernel.shapley(
+            rows, explainer._rules, explainer._max_depth, out, 1,
+            explainer._block_rows, np.zeros(1, dtype=np.intc),
+        )  # fmt: skip
+        expected = explainer.explain(X[:3]).to_numpy()
+        np.testing.assert_array_equal(out[:, 0], expected)
+    assert np.abs(expected - exact.explain(X[:3]).to_numpy()).max() > 1e-6

@@ -783,6 +783,9 @@ cdef class Forest:
     cdef const unsigned int[:, ::1] bitset
     cdef unsigned char[::1] row_node_bytes
     cdef _Trees trees
+    # The struct view of the last call's quadrature rules, kept with them.
+    cdef object rules
+    cdef Rules rule_table
 
     def __init__(self, ensemble, cover_ratio, player, chunk_start):
         self.chunk_start = chunk_start
@@ -892,12 +895,16 @@ cdef class Forest:
         cdef _Sizes sizes
         cdef const _Trees *trees = &self.trees
         cdef const Py_ssize_t *chunk_start = &self.chunk_start[0]
-        cdef Rules rule_table = rules_view(rules)
+        cdef const Rules *rule_table
 
         if block_rows < 1:
             raise ValueError(f"block_rows must be >= 1, got {block_rows}.")
         if n_samples == 0:
             return
+        if rules is not self.rules:  # (its view costs a microsecond a call)
+            self.rule_table = rules_view(rules)
+            self.rules = rules
+        rule_table = &self.rule_table
         # Fewer full blocks than threads: chunks of trees on every thread
         # (splitting the rows further would walk smaller, costlier blocks).
         n_blocks = (n_samples + block_rows - 1) // block_rows
@@ -925,7 +932,7 @@ cdef class Forest:
             )
         if partials != NULL:
             _explain_by_chunks(
-                trees, &rule_table, &sizes, self.chunk_start, X, out, n_threads,
+                trees, rule_table, &sizes, self.chunk_start, X, out, n_threads,
                 n_blocks, scratch, partials, out_of_memory,
             )
             free(partials)
@@ -940,7 +947,7 @@ cdef class Forest:
                     continue
                 first = b * block
                 _explain_chunks(
-                    trees, &rule_table, &sizes, chunk_start, n_chunks, state,
+                    trees, rule_table, &sizes, chunk_start, n_chunks, state,
                     &X[first, 0], &out[first, 0, 0], min(block, n_samples - first),
                 )
             free(state)
