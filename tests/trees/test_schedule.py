@@ -179,9 +179,8 @@ def test_the_kernel_takes_each_call_s_quadrature_rules():
     for explainer in (one_point, exact, one_point):
         out = np.zeros((3, 1, rows.shape[1]))
         kernel.shapley(
-            rows, explainer._rules, explainer._max_depth, out, 1,
-            explainer._block_rows, np.zeros(1, dtype=np.intc),
-        )  # fmt: skip
+            rows, explainer._rules, explainer._max_depth, out, 1, explainer._block_rows
+        )
         expected = explainer.explain(X[:3]).to_numpy()
         np.testing.assert_array_equal(out[:, 0], expected)
     assert np.abs(expected - exact.explain(X[:3]).to_numpy()).max() > 1e-6

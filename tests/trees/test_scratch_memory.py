@@ -8,9 +8,13 @@ on the block size nor on the number of threads: every row's arithmetic is
 the same.
 """
 
+import textwrap
+from pathlib import Path
+
 import numpy as np
 import pytest
 from crafted_trees import chain
+from limited import run_limited
 from sklearn.ensemble import RandomForestClassifier
 
 from skshapley import TreeExplainer
@@ -83,3 +87,36 @@ def test_a_tree_too_deep_for_one_row_is_refused_at_fit():
         match=r"depth 3000 with 65536 points .* more than the limit of 256 MiB",
     ):
         explainer.fit()
+
+
+def test_a_scratch_the_system_refuses_is_a_memory_error(tmp_path):
+    """Called with a depth whose scratch cannot be allocated (fit would refuse
+    the model), every path of the kernel raises MemoryError: blocks on one
+    thread, and chunks of trees over two threads for a row."""
+    code = textwrap.dedent(
+        """
+        import sys
+        import numpy as np
+        sys.path.insert(0, sys.argv[1])
+        from schedule_models import forest
+        from skshapley import TreeExplainer
+
+        model, X = forest()
+        explainer = TreeExplainer(model).fit()
+        assert len(explainer._chunk_start) > 2
+        rows, _ = explainer._prepared(X[:1])
+        for n_threads in (1, 2):
+            out = np.zeros((1, 1, rows.shape[1]))
+            try:
+                explainer._forest().shapley(
+                    rows, explainer._rules, 2**40, out, n_threads, 1
+                )
+            except MemoryError as error:
+                print(n_threads, error)
+        """
+    )
+    tests = Path(__file__).resolve().parents[1]
+    status, stdout, stderr = run_limited([tests], cwd=tmp_path, code=code)
+    assert status == 0, stderr[-2000:]
+    message = "Could not allocate the tree kernel's scratch memory."
+    assert stdout.splitlines() == [f"1 {message}", f"2 {message}"]

@@ -327,13 +327,9 @@ class TreeExplainer(BaseExplainer):
         if self.feature_perturbation == "interventional":
             self._background.shapley(X, values, n_threads)
             return
-        out_of_memory = np.zeros(1, dtype=np.intc)
         self._forest().shapley(
-            X, self._rules, self._max_depth, values, n_threads, self._block_rows,
-            out_of_memory,
-        )  # fmt: skip
-        if out_of_memory[0]:
-            raise MemoryError("Could not allocate the tree kernel's scratch memory.")
+            X, self._rules, self._max_depth, values, n_threads, self._block_rows
+        )
 
     def _interaction_rows(self, X, out, n_threads) -> None:
         """Add the interaction values of the validated rows ``X`` to ``out``."""

@@ -685,7 +685,7 @@ cdef void _explain_by_chunks(
     Py_ssize_t n_blocks,
     Py_ssize_t scratch,
     double *partials,
-    int[::1] out_of_memory,
+    int *out_of_memory,
 ) noexcept:
     """:meth:`Forest.shapley` for fewer blocks than threads: (block, chunk) items.
 
@@ -862,7 +862,6 @@ cdef class Forest:
         double[:, :, ::1] out,
         int n_threads,
         Py_ssize_t block_rows,
-        int[::1] out_of_memory,
     ):
         """Add each sample's path-dependent Shapley values to ``out``.
 
@@ -873,7 +872,7 @@ cdef class Forest:
         bounds every tree's depth. Each walk takes a block of at most
         ``block_rows`` samples, in a scratch buffer of :func:`scratch_doubles`
         doubles (the caller chooses ``block_rows`` so that it fits).
-        ``out_of_memory[0]`` is set if a thread could not allocate it.
+        Raises MemoryError if a thread could not allocate it.
 
         The schedule fits the work: many rows are split into blocks, about
         equal and at least a few per thread (:func:`row_blocks`), each walked
@@ -896,6 +895,8 @@ cdef class Forest:
         cdef const _Trees *trees = &self.trees
         cdef const Py_ssize_t *chunk_start = &self.chunk_start[0]
         cdef const Rules *rule_table
+        cdef int failed = 0
+        cdef int *out_of_memory = &failed  # (set through it by the threads)
 
         if block_rows < 1:
             raise ValueError(f"block_rows must be >= 1, got {block_rows}.")
@@ -936,21 +937,24 @@ cdef class Forest:
                 n_blocks, scratch, partials, out_of_memory,
             )
             free(partials)
-            return
-        # No more threads than blocks: an idle thread would still allocate
-        # its scratch, and waking a team costs more than a small call.
-        with nogil, parallel(num_threads=max(1, min(n_threads, n_blocks))):
-            state = <double *> malloc(scratch * sizeof(double))
-            for b in prange(n_blocks, schedule="dynamic"):
-                if state == NULL:
-                    out_of_memory[0] = 1
-                    continue
-                first = b * block
-                _explain_chunks(
-                    trees, rule_table, &sizes, chunk_start, n_chunks, state,
-                    &X[first, 0], &out[first, 0, 0], min(block, n_samples - first),
-                )
-            free(state)
+        else:
+            # No more threads than blocks: an idle thread would still allocate
+            # its scratch, and waking a team costs more than a small call.
+            with nogil, parallel(num_threads=max(1, min(n_threads, n_blocks))):
+                state = <double *> malloc(scratch * sizeof(double))
+                for b in prange(n_blocks, schedule="dynamic"):
+                    if state == NULL:
+                        out_of_memory[0] = 1
+                        continue
+                    first = b * block
+                    _explain_chunks(
+                        trees, rule_table, &sizes, chunk_start, n_chunks, state,
+                        &X[first, 0], &out[first, 0, 0],
+                        min(block, n_samples - first),
+                    )
+                free(state)
+        if failed:
+            raise MemoryError("Could not allocate the tree kernel's scratch memory.")
 
     def predict(self, const double[:, ::1] X, double[:, ::1] out, int n_threads):
         """Add each sample's leaf values to ``out`` (n_samples, n_outputs)."""
