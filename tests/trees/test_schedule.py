@@ -18,6 +18,7 @@ from schedule_models import MODELS, ROW_COUNTS, data, forest
 from skshapley.trees._tree_core import row_blocks
 
 from skshapley import TreeExplainer
+from skshapley.trees._schedule import tree_chunks
 
 
 @pytest.fixture(scope="module", params=list(MODELS))
@@ -184,3 +185,27 @@ def test_the_kernel_takes_each_call_s_quadrature_rules():
         expected = explainer.explain(X[:3]).to_numpy()
         np.testing.assert_array_equal(out[:, 0], expected)
     assert np.abs(expected - exact.explain(X[:3]).to_numpy()).max() > 1e-6
+
+
+def test_interaction_chunks_weigh_each_node_by_its_tree_s_players(fitted):
+    """An interaction walk does about as much more per node as its paths
+    have players: its chunks weigh each tree's nodes by its points times
+    the most distinct players on one of its paths (counted here apart)."""
+    _, explainer, _ = fitted
+    ensemble = explainer.ensemble_
+    n_players = len(explainer.player_names_)
+    players = np.zeros(ensemble.n_trees, dtype=np.intp)
+    for tree, root in enumerate(ensemble.roots):
+        stack = [(root, frozenset())]
+        while stack:
+            node, above = stack.pop()
+            if ensemble.left[node] < 0:
+                players[tree] = max(players[tree], len(above))
+                continue
+            here = above | {explainer._node_player[node]}
+            stack += [(ensemble.left[node], here), (ensemble.right[node], here)]
+    expected = tree_chunks(
+        ensemble, explainer.n_quadrature_points_ * np.maximum(players, 1),
+        ensemble.n_outputs * n_players**2,
+    )  # fmt: skip
+    np.testing.assert_array_equal(explainer._interaction_chunk_start, expected)

@@ -1,10 +1,17 @@
 # The schedule of a few rows over chunks of trees, written once for the
 # compiled tree kernels (_tree_core.pyx, _interactions_core.pyx,
 # _interventional_core.pyx). Fewer blocks of rows than threads:
-# (block, chunk) items that any thread takes; chunk 0's values go straight
+# (block, chunk) items shared between the threads; chunk 0's values go straight
 # to the rows' values, chunk c > 0's to partial sums, added in chunk order
 # once every item is done: the sums a thread makes walking its block
 # through the chunks one after another.
+
+cdef enum:
+    # The chunks' sums of a few rows may take this many doubles (32 MiB), or
+    # as much as the threads' scratch; beyond, each block (or row) runs on
+    # one thread.
+    MAX_PARTIAL_VALUES = 4194304  # 2**22
+
 
 cdef extern from "_lanes.h" nogil:
     void lanes_add(double *out, const double *a, Py_ssize_t n)

@@ -273,12 +273,15 @@ class TreeExplainer(BaseExplainer):
             n_points = exact
         else:
             n_points = np.full(n_trees, self.n_quadrature_points, dtype=np.intp)
-        # Chunks for a row of values, and for a row of interaction matrices.
+        # Chunks for a row of values, and for a row of interaction matrices,
+        # whose walk does about as much more per node as its paths have
+        # players (measured: 4.3x on depth-5 trees, 6.5x on depth 6).
         n_values = ensemble.n_outputs * len(self.player_names_)
         self._chunk_start = tree_chunks(ensemble, n_points, n_values)
         self._interaction_chunk_start = tree_chunks(
-            ensemble, n_points, n_values * len(self.player_names_)
-        )
+            ensemble, n_points * np.maximum(distinct, 1),
+            n_values * len(self.player_names_),
+        )  # fmt: skip
         # Before the rules are computed: they cost O(points**2).
         self._block_rows = _block_rows(
             ensemble, len(self.player_names_), self._max_depth, int(n_points.max()),

@@ -27,17 +27,12 @@ from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
 from ..games._rules cimport Rule, Rules, rule_of, rules_view
-from ._chunks cimport add_chunk_sums, item_values, lanes_add
+from ._chunks cimport MAX_PARTIAL_VALUES, add_chunk_sums, item_values, lanes_add
 from ._routing cimport Routing, goes_left
 
 import numpy as np
 
 from ._table import ZERO_AS_MISSING
-
-cdef enum:
-    # At most this many doubles of chunks' sums for a few rows (32 MiB);
-    # beyond, each row runs on one thread.
-    _MAX_PARTIAL_VALUES = 4194304  # 2**22
 
 
 cdef struct _Trees:
@@ -333,7 +328,7 @@ def path_dependent_interactions(
     if (
         n_chunks > 1
         and n_samples < n_threads
-        and (n_chunks - 1) * n_samples * row_values <= _MAX_PARTIAL_VALUES
+        and (n_chunks - 1) * n_samples * row_values <= MAX_PARTIAL_VALUES
     ):
         partials = <double *> calloc(
             (n_chunks - 1) * n_samples * row_values, sizeof(double)

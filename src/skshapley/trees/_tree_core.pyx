@@ -46,7 +46,7 @@ from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
 from ..games._rules cimport Rule, Rules, rule_of, rules_view
-from ._chunks cimport add_chunk_sums, item_values
+from ._chunks cimport MAX_PARTIAL_VALUES, add_chunk_sums, item_values
 from ._routing cimport Routing, goes_left
 
 import numpy as np
@@ -926,8 +926,9 @@ cdef class Forest:
             row_values if n_chunks > 1 else 0,
         )
         scratch = _layout(&sizing, NULL, &sizes)
-        # The chunks' sums may take as much memory as the threads' scratch.
-        if few and (n_chunks - 1) * n_samples * row_values <= n_threads * scratch:
+        if few and (n_chunks - 1) * n_samples * row_values <= max(
+            n_threads * scratch, MAX_PARTIAL_VALUES
+        ):
             partials = <double *> calloc(
                 (n_chunks - 1) * n_samples * row_values, sizeof(double)
             )
