@@ -324,7 +324,9 @@ def path_dependent_interactions(
     trees.value_stride = value.shape[1]
     if n_samples == 0:
         return
-    # Fewer rows than threads: (row, chunk) items, if their sums are small.
+    # Fewer rows than threads: (row, chunk) items, if their sums are small,
+    # shared out statically (a thread finds its chunks' nodes in its cache
+    # at the next call).
     if (
         n_chunks > 1
         and n_samples < n_threads
@@ -337,7 +339,7 @@ def path_dependent_interactions(
         with nogil, parallel(num_threads=min(n_threads, n_samples * n_chunks)):
             scratch = <_Scratch *> calloc(1, sizeof(_Scratch))
             ready = scratch != NULL and _allocate(scratch, n_players, levels, m_max)
-            for item in prange(n_samples * n_chunks, schedule="dynamic"):
+            for item in prange(n_samples * n_chunks, schedule="static"):
                 if not ready:
                     failed[0] = 1
                     continue

@@ -44,7 +44,7 @@ the model and the background alone, cut where a batch of trees ends): a
 batch's first chunk's straight into the values, each other's from zero and
 then added, in chunk order. So many rows can be split into blocks, each
 walked through every chunk by one thread, and a few rows into (block,
-chunk) items that any thread takes, with the same sums in the same order:
+chunk) items shared between the threads, with the same sums in the same order:
 the values do not depend on the schedule.
 """
 
@@ -871,7 +871,7 @@ cdef class Paths:
         Without ``partials`` (None), one thread per block walks every chunk
         (:func:`_explain_chunks`). With ``partials`` (zero, of shape
         (n_chunks - 1, n_samples, row_values)), for fewer blocks than
-        threads, any thread takes any (block, chunk): chunk ``c > 0``'s sums
+        threads, the threads share the (block, chunk) items: chunk ``c > 0``'s sums
         go to ``partials[c - 1]`` and are added to ``out`` in chunk order
         once all are done. Either way each value is the same sum in the same
         order: the values do not depend on the threads or the blocks.
@@ -931,8 +931,10 @@ cdef void _explain_items(
 ) noexcept:
     """:meth:`Paths.explain` for fewer blocks than threads: (block, chunk) items.
 
-    Any thread takes any block of ``block_rows`` rows with any chunk of
-    trees; chunk ``c > 0``'s sums go to ``partials`` (zero, (n_chunks - 1,
+    The (block, chunk) items are shared out statically, so that a thread
+    finds its chunks' tables in its cache at the next call (one row of a
+    100-tree GradientBoosting on 2 threads: 0.089 -> 0.069 ms); chunk
+    ``c > 0``'s sums go to ``partials`` (zero, (n_chunks - 1,
     n_samples, row_values)) and are added to ``values`` in chunk order once
     all are done: the sums of :func:`_explain_chunks`.
     """
@@ -944,7 +946,7 @@ cdef void _explain_items(
     cdef Py_ssize_t scratch = _layout(&walk, NULL, paths, block_rows, 0)
     with nogil, parallel(num_threads=min(n_threads, n_items)):
         state = <char *> malloc(scratch)
-        for item in prange(n_items, schedule="dynamic"):
+        for item in prange(n_items, schedule="static"):
             if state == NULL:
                 out_of_memory[0] = 1
                 continue
