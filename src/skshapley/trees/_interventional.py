@@ -36,6 +36,16 @@ _TABLE_BUDGET_BYTES = 2**28
 # of a deep forest instead would cost more than it saves.
 _MAX_TABLE_BITS = 14
 
+# When tables are rebuilt at each call, a few rows walk each tree with each
+# background row instead (Background._pairs_pay): if rows * trees * depth *
+# _PAIR_NODES is at most the nodes, and at most _MAX_PAIR_ROWS rows. Measured
+# (one thread, 200 and 1,000 background rows), pair walks stay cheaper up
+# to 42 rows on 100 trees of depth 12, 37-61 on 50 extra trees of depth 14,
+# 54-66 on 10 trees of depth 34 and 8-12 on XGBoost's 1,000 of depth 8; the
+# rule picks them up to 46, 32, 32 and 3 rows.
+_PAIR_NODES = 8
+_MAX_PAIR_ROWS = 32
+
 # Rows walked together: a leaf's table serves the whole block while it is in
 # cache. Fewer when one thread's scratch would exceed
 # MAX_SCRATCH_BYTES_PER_THREAD (very deep trees), or to share a few rows
@@ -108,6 +118,13 @@ class Background:
         self._players = np.zeros(max(1, int(n_bits.sum())), dtype=np.intp)
         self._path_bits(self._players_start, self._players)
         self._max_bits = int(n_bits.max())
+        # A tree's most leaves, and the most doubles its leaves' counts take
+        # in a pair walk: (D + 2)(D + 1) each.
+        tree_start = np.searchsorted(self._leaves, self._roots[:-1])
+        self._pair_sizes = (
+            int(np.diff(np.searchsorted(self._leaves, self._roots)).max()),
+            int(np.add.reduceat((n_bits + 2) * (n_bits + 1), tree_start).max()),
+        )
         self._words = max(1, -(-self._max_bits // 64))
         sizes = np.arange(self._max_bits + 2, dtype=float)
         with np.errstate(divide="ignore"):  # B(0, b) is never read
@@ -163,6 +180,17 @@ class Background:
         paths = self._paths()
         XT = np.ascontiguousarray(X.T)
         row_values = out[0].size
+        if self._pairs_pay(plan, len(X)):
+            out_of_memory = np.zeros(1, dtype=np.intc)
+            for chunk_start in plan.chunks:  # the batches' sums, in their order
+                paths.explain_pairs(
+                    XT, self._background, chunk_start, out,
+                    np.zeros((len(chunk_start) - 2, len(X), row_values)),
+                    *self._pair_sizes, n_threads, out_of_memory,
+                )  # fmt: skip
+                _check_memory(out_of_memory)
+            out /= self.n_background
+            return
         # Each thread sums a chunk of its block's rows apart, if there are chunks.
         sums = row_values if max(map(len, plan.chunks)) > 2 else 0
         block_rows = self._fitting_block(paths, _BLOCK_ROWS, sums)
@@ -184,6 +212,25 @@ class Background:
             )  # fmt: skip
             _check_memory(out_of_memory)
         out /= self.n_background
+
+    def _pairs_pay(self, plan: _Plan, n_rows: int) -> bool:
+        """Whether pair walks cost the rows less than building the tables.
+
+        Only for Shapley values whose tables are rebuilt at each call (they
+        exceed ``_TABLE_BUDGET_BYTES``), on paths of at most 64 players. A
+        pair walk of a row and a background row reaches a few of a tree's
+        leaves; a build walks the background through every node, then
+        fills each leaf's table.
+        """
+        if plan is not self._plan or self._kept is not None or self._max_bits > 64:
+            return False
+        scratch = self._paths().pair_scratch_bytes(*self._pair_sizes)
+        n_trees = len(self._roots) - 1
+        return (
+            scratch <= MAX_SCRATCH_BYTES_PER_THREAD
+            and n_rows <= _MAX_PAIR_ROWS
+            and n_rows * n_trees * self._max_depth * _PAIR_NODES <= len(self._bit)
+        )
 
     @staticmethod
     def _fitting_block(paths, block: int, row_values: int) -> int:

@@ -50,7 +50,7 @@ the values do not depend on the schedule.
 
 from cython.parallel cimport parallel, prange
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcmp, memcpy, memmove, memset
 
 from ._chunks cimport add_chunk_sums, item_values, lanes_add
@@ -334,15 +334,14 @@ cdef void _mask_gains(
     player j the counts of masks holding j, then ``R(A \\ {j}, k)``. The
     sums are those of the tables, from the same exact counts.
     """
-    cdef Py_ssize_t words = paths.words, z, w, k, b, n
+    cdef Py_ssize_t words = paths.words, z, w, k
     cdef Py_ssize_t width = D + 1
     cdef double *with_player = R + width
-    cdef double *without = with_player + D * width
     cdef const uint64_t *masks = kept + 1
     cdef const uint64_t *count = masks + n_background * words
     cdef const uint64_t *c
     cdef uint64_t bits
-    cdef double positive, negative, weight
+    cdef double weight
     memset(R, 0, (D + 1) * width * sizeof(double))
     for z in range(<Py_ssize_t> kept[0]):
         c = masks + z * words
@@ -358,7 +357,22 @@ cdef void _mask_gains(
             while bits:
                 with_player[(w * 64 + sks_lowest_bit(bits)) * width + k] += weight
                 bits &= bits - 1
-    n = _count_bits(A, D)
+    _counted_gains(paths, D, A, gain, R)
+
+
+cdef void _counted_gains(
+    const _Paths *paths, Py_ssize_t D, const uint64_t *A, double *gain, double *R
+) noexcept nogil:
+    """A leaf's gains for one row from its counts, as :func:`_mask_gains` holds them.
+
+    ``R`` is ``R(A, k)``, then per player j the counts of masks holding j,
+    then (D + 1) doubles of scratch for ``R(A \\ {j}, k)``.
+    """
+    cdef Py_ssize_t width = D + 1, k, b
+    cdef const double *with_player = R + width
+    cdef double *without = R + (D + 1) * width
+    cdef Py_ssize_t n = _count_bits(A, D)
+    cdef double positive, negative
     negative = _ranked_sum(paths, R, 0, n, 1, D - n)
     positive = _ranked_sum(paths, R, 1, n, 0, D - n + 1)
     for b in range(D):
@@ -731,6 +745,217 @@ cdef void _explain_chunks(
         lanes_add(out, walk.partial, size)
 
 
+cdef struct _Pairs:
+    # One thread's scratch for the pair walk (_pair_tree) of one row.
+    int *slot                       # per node: 0 unvisited, else 1 for a
+                                    # split, 1 + its counts' slot for a leaf
+                                    # (n_nodes,)
+    double *counts                  # per slot from start[slot]: _counted_gains's
+                                    # R, (D + 2, D + 1) for the leaf's D
+    Py_ssize_t *start               # per slot
+    uint64_t *A                     # per slot: the row's success mask there
+    Py_ssize_t *nodes               # the walk's stack: (levels + 1,) each
+    uint64_t *failed                # the background row's failure mask
+    uint64_t *missed                # and the row's, below the node
+    double *gain                    # (max_bits + 1,)
+
+
+cdef Py_ssize_t _pairs_layout(
+    _Pairs *pairs, char *state, const _Paths *paths, Py_ssize_t n_nodes,
+    Py_ssize_t max_leaves, Py_ssize_t max_counts,
+) noexcept nogil:
+    """Point ``pairs``'s buffers into ``state``; return its bytes (see _layout).
+
+    For trees of at most ``max_leaves`` leaves, whose leaves' counts take
+    at most ``max_counts`` doubles.
+    """
+    cdef Py_ssize_t used = 0, levels = paths.levels + 1
+    pairs.counts = <double *> (state + used)
+    used += max_counts * 8
+    pairs.start = <Py_ssize_t *> (state + used)
+    used += max_leaves * 8
+    pairs.A = <uint64_t *> (state + used)
+    used += max_leaves * 8
+    pairs.nodes = <Py_ssize_t *> (state + used)
+    used += levels * 8
+    pairs.failed = <uint64_t *> (state + used)
+    used += levels * 8
+    pairs.missed = <uint64_t *> (state + used)
+    used += levels * 8
+    pairs.gain = <double *> (state + used)
+    used += (paths.max_bits + 1) * 8
+    pairs.slot = <int *> (state + used)
+    used += (n_nodes * sizeof(int) + 7) // 8 * 8
+    return used
+
+
+cdef void _pair_tree(
+    const _Paths *paths, _Pairs *pairs, const double *x, Py_ssize_t x_stride,
+    const double *ZT, Py_ssize_t n_background, Py_ssize_t tree, double *phi,
+) noexcept nogil:
+    """Add one row's values over ``tree`` to ``phi``, walking each background row.
+
+    For a background row ``z``, the walk follows ``x`` and ``z`` where they
+    agree, and both where they part at a split on player j, unless j would
+    then be failed by both (j in ``z``'s failure mask ``c`` and outside
+    ``x``'s success mask ``A``): the leaves it reaches are those with ``c ⊆ A``,
+    where the row has a value. There it counts ``z`` by ``|c|``, with each
+    player of ``c`` apart: ``R(A, k)`` and the counts with each player, the
+    exact integers that the tables and masks of :meth:`Paths.explain` give.
+    Then the leaves reached are served depth first, left before right, as
+    :func:`_walk_tree` serves them, through the same :func:`_counted_gains`
+    and :func:`_add_gains`; the others' gains are zero and add nothing. So
+    the values are the same to the last bit, with no tables to build: a
+    few rows cost ``O(rows × background × nodes reached)``.
+
+    One-word masks only (paths of at most 64 players).
+    """
+    cdef Py_ssize_t root = paths.roots[tree], node, top, D, k, width, used = 0
+    cdef Py_ssize_t filled = 0
+    cdef Py_ssize_t z, feature
+    cdef uint64_t c, missed, one, bits
+    cdef bint x_left, z_left
+    cdef int slot
+    cdef double *R
+    for z in range(n_background):
+        node, top, c, missed = root, 0, 0, 0
+        while True:
+            if paths.left[node] < 0:
+                D = paths.bit[node]
+                slot = pairs.slot[node] - 1
+                if slot < 0:
+                    slot = used
+                    used += 1
+                    pairs.slot[node] = 1 + slot
+                    pairs.start[slot] = filled
+                    filled += (D + 2) * (D + 1)
+                    memset(
+                        pairs.counts + pairs.start[slot], 0,
+                        (D + 1) * (D + 1) * sizeof(double),
+                    )
+                    pairs.A[slot] = ~missed
+                R = pairs.counts + pairs.start[slot]
+                width = D + 1
+                k = sks_popcount(c)
+                R[k] += 1.0
+                bits = c
+                while bits:
+                    R[(1 + sks_lowest_bit(bits)) * width + k] += 1.0
+                    bits &= bits - 1
+                if top == 0:
+                    break
+                top -= 1
+                node, c, missed = pairs.nodes[top], pairs.failed[top], pairs.missed[top]
+                continue
+            pairs.slot[node] = 1
+            feature = paths.feature[node]
+            x_left = goes_left(&paths.routing, node, x[feature * x_stride])
+            z_left = goes_left(&paths.routing, node, ZT[feature * n_background + z])
+            if x_left == z_left:
+                node = paths.left[node] if x_left else paths.right[node]
+                continue
+            one = (<uint64_t> 1) << paths.bit[node]
+            if not missed & one and not c & one:
+                # Both ways: z's later, x's now.
+                pairs.nodes[top] = paths.left[node] if z_left else paths.right[node]
+                pairs.failed[top] = c
+                pairs.missed[top] = missed | one
+                top += 1
+                node = paths.left[node] if x_left else paths.right[node]
+                c |= one
+            elif not missed & one:
+                node = paths.left[node] if x_left else paths.right[node]
+                c |= one
+            elif not c & one:
+                node = paths.left[node] if z_left else paths.right[node]
+                missed |= one
+            else:
+                if top == 0:
+                    break
+                top -= 1
+                node, c, missed = pairs.nodes[top], pairs.failed[top], pairs.missed[top]
+    # Serve the leaves reached, depth first, and forget them.
+    if pairs.slot[root] == 0:
+        return
+    pairs.nodes[0] = root
+    top = 1
+    while top > 0:
+        top -= 1
+        node = pairs.nodes[top]
+        slot = pairs.slot[node] - 1
+        if slot < 0:
+            continue
+        pairs.slot[node] = 0
+        if paths.left[node] >= 0:
+            pairs.nodes[top] = paths.right[node]
+            pairs.nodes[top + 1] = paths.left[node]
+            top += 2
+            continue
+        D = paths.bit[node]
+        if D == 0:
+            continue
+        _counted_gains(
+            paths, D, &pairs.A[slot], pairs.gain, pairs.counts + pairs.start[slot]
+        )
+        _add_gains(paths, tree, node, pairs.gain, phi)
+
+
+cdef void _pair_trees(
+    const _Paths *paths, char *state, Py_ssize_t n_nodes, Py_ssize_t max_leaves,
+    Py_ssize_t max_counts,
+    const double *x, Py_ssize_t x_stride, const double *ZT, Py_ssize_t n_background,
+    Py_ssize_t tree_begin, Py_ssize_t tree_end, double *phi,
+) noexcept nogil:
+    """Add one row's values over the trees to ``phi`` (:func:`_pair_tree`).
+
+    ``state`` is the thread's scratch, zero when allocated; the walks
+    leave its nodes unvisited (zero) again.
+    """
+    cdef _Pairs pairs
+    cdef Py_ssize_t tree
+    _pairs_layout(&pairs, state, paths, n_nodes, max_leaves, max_counts)
+    for tree in range(tree_begin, tree_end):
+        _pair_tree(paths, &pairs, x, x_stride, ZT, n_background, tree, phi)
+
+
+cdef void _explain_pairs(
+    const _Paths *paths, const double *XT, Py_ssize_t n_samples, const double *ZT,
+    Py_ssize_t n_background, const Py_ssize_t[::1] chunk_start, double *values,
+    double *partials, Py_ssize_t row_values, Py_ssize_t n_nodes,
+    Py_ssize_t max_leaves, Py_ssize_t max_counts, int n_threads,
+    int[::1] out_of_memory,
+) noexcept:
+    """:meth:`Paths.explain_pairs`: (row, chunk) items, shared out statically.
+
+    Chunk ``c > 0``'s sums go to ``partials`` and are added in chunk order
+    once all are done, as :func:`_explain_items` adds them.
+    """
+    cdef _Pairs sizing
+    cdef char *state = NULL
+    cdef Py_ssize_t item, row, c, n_chunks = chunk_start.shape[0] - 1
+    cdef Py_ssize_t n_items = n_samples * n_chunks
+    cdef Py_ssize_t scratch = _pairs_layout(
+        &sizing, NULL, paths, n_nodes, max_leaves, max_counts
+    )
+    with nogil, parallel(num_threads=min(n_threads, n_items)):
+        state = <char *> calloc(scratch, 1)
+        for item in prange(n_items, schedule="static"):
+            if state == NULL:
+                out_of_memory[0] = 1
+                continue
+            # Assigned here: OpenMP keeps them private to the thread.
+            row = item // n_chunks
+            c = item % n_chunks
+            _pair_trees(
+                paths, state, n_nodes, max_leaves, max_counts, XT + row, n_samples, ZT,
+                n_background, chunk_start[c], chunk_start[c + 1],
+                item_values(row, c, n_samples, row_values, values, partials),
+            )
+        free(state)
+    with nogil:
+        add_chunk_sums(values, partials, n_samples, n_chunks, row_values)
+
+
 cdef class Paths:
     """A TreeEnsemble's paths, ready for interventional values.
 
@@ -851,6 +1076,45 @@ cdef class Paths:
             free(state)
             free(R)
             free(sort)
+
+    def pair_scratch_bytes(self, Py_ssize_t max_leaves, Py_ssize_t max_counts):
+        """Bytes of scratch one thread of :meth:`explain_pairs` allocates."""
+        cdef _Pairs pairs
+        return _pairs_layout(
+            &pairs, NULL, &self.paths, self.left.shape[0], max_leaves, max_counts
+        )
+
+    def explain_pairs(
+        self, const double[:, ::1] XT, const double[:, ::1] ZT,
+        const Py_ssize_t[::1] chunk_start, out, partials, Py_ssize_t max_leaves,
+        Py_ssize_t max_counts, int n_threads, int[::1] out_of_memory,
+    ):
+        """Add each row's values, times ``n_background``, to ``out`` by pair walks.
+
+        The values of :meth:`explain`, bit for bit, without its tables or
+        masks: each row walks each tree with each background row of ``ZT``
+        (the validated background, transposed; see :func:`_pair_tree`).
+        Paths of at most 64 players only. ``out`` has shape (n_samples,
+        n_outputs, n_players); ``partials`` (zero, (n_chunks - 1, n_samples,
+        row_values)) takes the sums of chunk ``c > 0``. A tree has at most
+        ``max_leaves`` leaves, whose counts take at most ``max_counts``
+        doubles ((D + 2)(D + 1) each).
+        """
+        cdef double[::1] flat = out.reshape(-1)
+        cdef double[::1] sums = partials.reshape(-1)
+        cdef Py_ssize_t n_samples = XT.shape[1], n_chunks = chunk_start.shape[0] - 1
+        cdef Py_ssize_t row_values = flat.shape[0] // n_samples if n_samples else 0
+        if self.paths.max_bits > 64:
+            raise ValueError("Pair walks take paths of at most 64 players.")
+        if n_samples == 0 or ZT.shape[1] == 0:
+            return
+        if sums.shape[0] != (n_chunks - 1) * n_samples * row_values:
+            raise ValueError("partials must hold the sums of every chunk but the first.")
+        _explain_pairs(
+            &self.paths, &XT[0, 0], n_samples, &ZT[0, 0], ZT.shape[1], chunk_start,
+            &flat[0], &sums[0] if sums.shape[0] else NULL, row_values,
+            self.left.shape[0], max_leaves, max_counts, n_threads, out_of_memory,
+        )
 
     def explain(
         self, const double[:, ::1] XT, const Py_ssize_t[::1] chunk_start,
