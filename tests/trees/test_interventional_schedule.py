@@ -246,3 +246,75 @@ def test_chunk_sums_beyond_the_scratch_fall_back_to_blocks(monkeypatch, spread):
         explainer.explain_interactions(row).to_numpy(), expected
     )
     assert spread == [False]
+
+
+def _forbid_tables(monkeypatch):
+    def built(*args, **kwargs):
+        raise AssertionError("a pair walk builds no tables")
+
+    monkeypatch.setattr(_interventional.Background, "_built", built)
+
+
+def test_pair_walks_give_the_bits_of_the_tables(fitted, monkeypatch):
+    # Tables beyond the budget are rebuilt at each call, a tree at a time
+    # (chunks of one tree: partial sums everywhere). A few rows then walk
+    # each tree with each background row instead: the same exact counts,
+    # served in the same order, so the same bits, on every model's edge rows
+    # (thresholds, missing values, unknown categories, several outputs).
+    model, background, _, rows = fitted
+    monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", 0)
+    one, two = (_explainer(model, background, n_jobs) for n_jobs in (1, 2))
+    assert one._background._kept is None
+    assert len(one._background._plan.chunks) > 1
+    monkeypatch.setattr(_interventional, "_MAX_PAIR_ROWS", 0)
+    tables = one.explain(rows).to_numpy()
+    monkeypatch.setattr(_interventional, "_MAX_PAIR_ROWS", len(rows))
+    monkeypatch.setattr(_interventional, "_PAIR_NODES", 0)
+    _forbid_tables(monkeypatch)
+    np.testing.assert_array_equal(two.explain(rows).to_numpy(), tables)
+    _same_values_alone_and_together(
+        lambda X: one.explain(X).to_numpy(),
+        lambda X: two.explain(X).to_numpy(),
+        rows,
+        per_row=1,
+    )
+
+
+def test_pair_walks_equal_the_definition(fitted, monkeypatch):
+    model, background, _, rows = fitted
+    monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", 0)
+    monkeypatch.setattr(_interventional, "_PAIR_NODES", 0)
+    explainer = _explainer(model, background, 2)
+    _forbid_tables(monkeypatch)
+    for i in (0, len(rows) - 7, len(rows) - 3, len(rows) - 1):
+        phi = explainer.explain(rows[i : i + 1]).to_numpy()
+        expected = interventional_shapley(_raw(model), rows[i], background)
+        np.testing.assert_allclose(
+            phi.reshape(-1, N_FEATURES),
+            expected.T,
+            rtol=0,
+            atol=_oracle_scale(model, background),
+        )
+
+
+def test_when_pair_walks_are_taken(monkeypatch):
+    # Only for Shapley values whose tables are rebuilt at each call, and
+    # for few rows: tables kept from fit serve any rows at once.
+    model, X = forest()
+    background = X[:60]
+    kept = _explainer(model, background, 1)._background
+    assert kept._kept is not None
+    assert not kept._pairs_pay(kept._plan, 1)
+    monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", 0)
+    rebuilt = _explainer(model, background, 1)._background
+    assert rebuilt._kept is None
+    assert rebuilt._pairs_pay(rebuilt._plan, 1)
+    assert not rebuilt._pairs_pay(rebuilt._planned(14, gains=False), 1)
+    assert not rebuilt._pairs_pay(rebuilt._plan, _interventional._MAX_PAIR_ROWS + 1)
+    n_trees, nodes = len(rebuilt._roots) - 1, len(rebuilt._bit)
+    most = nodes // (n_trees * rebuilt._max_depth * _interventional._PAIR_NODES)
+    assert 1 <= most < _interventional._MAX_PAIR_ROWS
+    assert rebuilt._pairs_pay(rebuilt._plan, most)
+    assert not rebuilt._pairs_pay(rebuilt._plan, most + 1)
+    monkeypatch.setattr(_interventional, "MAX_SCRATCH_BYTES_PER_THREAD", 1000)
+    assert not rebuilt._pairs_pay(rebuilt._plan, 1)
