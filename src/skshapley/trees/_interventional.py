@@ -7,7 +7,9 @@ For one leaf and one background row it is a product game with 0/1 factors;
 through each leaf's counts of failure masks (see its docstring). Here the
 counts become tables: built at ``fit`` and kept when they fit
 ``_TABLE_BUDGET_BYTES``, so that explaining costs rows only; otherwise
-rebuilt at each call, a batch of trees at a time, from the kept background.
+rebuilt at each call, a batch of trees at a time, from the kept background,
+unless the call has few rows: each then walks each tree with each background
+row (``Paths.explain_pairs``), which gives the same bits.
 Interaction values have tables of their own, built at the first call and
 kept the same way (and left out of pickles, which rebuild them).
 """

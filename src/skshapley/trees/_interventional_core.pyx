@@ -28,6 +28,10 @@ the same exact integer counts in the same order, so their values are
 bit-identical. Values are summed over the background, not averaged: the
 caller divides by its size once.
 
+A few rows may skip the tables and masks (:func:`_pair_tree`): each walks
+each tree with each background row and counts them at the leaves it
+reaches, the same exact integers, summed in the same order.
+
 Interaction values sum closed-form terms over the masks ``c ⊆ A`` (see
 :func:`_add_pair_terms`), each distinct mask once, weighted by its count:
 from a leaf's count of each of its 2**D masks where it has tables (as for
