@@ -336,3 +336,30 @@ def test_tables_only_where_they_pay():
     assert (players > 6).any()
     assert (players <= 6).any()
     np.testing.assert_array_equal(tabulated, players <= 6)
+
+
+@pytest.mark.parametrize("depth", [62, 100])
+def test_deep_pair_walks(monkeypatch, depth):
+    # Paths of 64 players, the most a pair walk's one-word masks hold, give
+    # the bits of the masks; beyond, a few rows still take the masks.
+    model, n_features = deep_symmetric_tree(depth)
+    rows, background = deep_rows_and_background(n_features)
+    monkeypatch.setattr(_interventional, "_PAIR_NODES", 0)
+    explainer = TreeExplainer(model, feature_perturbation="interventional")
+    explainer.fit(background)
+    kept = explainer._background
+    assert kept._max_bits == depth + 2
+    kept._kept = None  # as if beyond the budget (one tree's always fit)
+    takes_pairs = kept._pairs_pay(kept._paths(), kept._plan, len(rows))
+    assert takes_pairs == (depth + 2 <= 64)
+    phi = explainer.explain(rows).to_numpy()
+    monkeypatch.setattr(_interventional, "_MAX_PAIR_ROWS", 0)
+    np.testing.assert_array_equal(explainer.explain(rows).to_numpy(), phi)
+    scale = np.abs(model.tree_.value).max()
+    np.testing.assert_allclose(
+        phi.sum(axis=1) + explainer.expected_value_,
+        model.predict(rows),
+        rtol=0,
+        atol=RTOL * scale,
+    )
+    np.testing.assert_allclose(phi[:, 0], phi[:, 1], rtol=0, atol=RTOL * scale)

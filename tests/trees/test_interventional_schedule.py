@@ -302,19 +302,24 @@ def test_when_pair_walks_are_taken(monkeypatch):
     # for few rows: tables kept from fit serve any rows at once.
     model, X = forest()
     background = X[:60]
+
+    def pairs_pay(background, n_rows, plan=None):
+        plan = background._plan if plan is None else plan
+        return background._pairs_pay(background._paths(), plan, n_rows)
+
     kept = _explainer(model, background, 1)._background
     assert kept._kept is not None
-    assert not kept._pairs_pay(kept._plan, 1)
+    assert not pairs_pay(kept, 1)
     monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", 0)
     rebuilt = _explainer(model, background, 1)._background
     assert rebuilt._kept is None
-    assert rebuilt._pairs_pay(rebuilt._plan, 1)
-    assert not rebuilt._pairs_pay(rebuilt._planned(14, gains=False), 1)
-    assert not rebuilt._pairs_pay(rebuilt._plan, _interventional._MAX_PAIR_ROWS + 1)
+    assert pairs_pay(rebuilt, 1)
+    assert not pairs_pay(rebuilt, 1, rebuilt._planned(14, gains=False))
+    assert not pairs_pay(rebuilt, _interventional._MAX_PAIR_ROWS + 1)
     n_trees, nodes = len(rebuilt._roots) - 1, len(rebuilt._bit)
     most = nodes // (n_trees * rebuilt._max_depth * _interventional._PAIR_NODES)
     assert 1 <= most < _interventional._MAX_PAIR_ROWS
-    assert rebuilt._pairs_pay(rebuilt._plan, most)
-    assert not rebuilt._pairs_pay(rebuilt._plan, most + 1)
+    assert pairs_pay(rebuilt, most)
+    assert not pairs_pay(rebuilt, most + 1)
     monkeypatch.setattr(_interventional, "MAX_SCRATCH_BYTES_PER_THREAD", 1000)
-    assert not rebuilt._pairs_pay(rebuilt._plan, 1)
+    assert not pairs_pay(rebuilt, 1)

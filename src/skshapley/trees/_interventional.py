@@ -175,24 +175,17 @@ class Background:
         the threads. Fewer blocks than threads (a few rows): the chunks of
         trees spread over the threads too, if their sums take no more memory
         than the threads' scratch for full blocks; else, and for more rows,
-        each thread walks its blocks through every chunk.
+        each thread walks its blocks through every chunk. A few rows whose
+        tables would be rebuilt take pair walks instead (:meth:`_pairs_pay`).
         """
         if len(X) == 0:
             return
         paths = self._paths()
+        if self._pairs_pay(paths, plan, len(X)):
+            self._explain_pairs(paths, plan, X, out, n_threads)
+            return
         XT = np.ascontiguousarray(X.T)
         row_values = out[0].size
-        if self._pairs_pay(plan, len(X)):
-            out_of_memory = np.zeros(1, dtype=np.intc)
-            for chunk_start in plan.chunks:  # the batches' sums, in their order
-                paths.explain_pairs(
-                    XT, self._background, chunk_start, out,
-                    np.zeros((len(chunk_start) - 2, len(X), row_values)),
-                    *self._pair_sizes, n_threads, out_of_memory,
-                )  # fmt: skip
-                _check_memory(out_of_memory)
-            out /= self.n_background
-            return
         # Each thread sums a chunk of its block's rows apart, if there are chunks.
         sums = row_values if max(map(len, plan.chunks)) > 2 else 0
         block_rows = self._fitting_block(paths, _BLOCK_ROWS, sums)
@@ -215,7 +208,26 @@ class Background:
             _check_memory(out_of_memory)
         out /= self.n_background
 
-    def _pairs_pay(self, plan: _Plan, n_rows: int) -> bool:
+    def _explain_pairs(self, paths, plan: _Plan, X, out, n_threads: int) -> None:
+        """Add the rows' values to ``out`` by pair walks (``Paths.explain_pairs``).
+
+        Batch after batch, as the tables would be built: the same chunks'
+        sums, added in the same order.
+        """
+        # A pair walk reads a row's features together, and a background row's.
+        X, background = np.ascontiguousarray(X), self._background.T.copy()
+        row_values = out[0].size
+        out_of_memory = np.zeros(1, dtype=np.intc)
+        for chunk_start in plan.chunks:
+            paths.explain_pairs(
+                X, background, chunk_start, out,
+                np.zeros((len(chunk_start) - 2, len(X), row_values)),
+                *self._pair_sizes, n_threads, out_of_memory,
+            )  # fmt: skip
+            _check_memory(out_of_memory)
+        out /= self.n_background
+
+    def _pairs_pay(self, paths, plan: _Plan, n_rows: int) -> bool:
         """Whether pair walks cost the rows less than building the tables.
 
         Only for Shapley values whose tables are rebuilt at each call (they
@@ -226,7 +238,7 @@ class Background:
         """
         if plan is not self._plan or self._kept is not None or self._max_bits > 64:
             return False
-        scratch = self._paths().pair_scratch_bytes(*self._pair_sizes)
+        scratch = paths.pair_scratch_bytes(*self._pair_sizes)
         n_trees = len(self._roots) - 1
         return (
             scratch <= MAX_SCRATCH_BYTES_PER_THREAD

@@ -794,8 +794,8 @@ cdef Py_ssize_t _pairs_layout(
 
 
 cdef void _pair_tree(
-    const _Paths *paths, _Pairs *pairs, const double *x, Py_ssize_t x_stride,
-    const double *ZT, Py_ssize_t n_background, Py_ssize_t tree, double *phi,
+    const _Paths *paths, _Pairs *pairs, const double *x, const double *Z,
+    Py_ssize_t n_background, Py_ssize_t n_features, Py_ssize_t tree, double *phi,
 ) noexcept nogil:
     """Add one row's values over ``tree`` to ``phi``, walking each background row.
 
@@ -817,11 +817,13 @@ cdef void _pair_tree(
     cdef Py_ssize_t root = paths.roots[tree], node, top, D, k, width, used = 0
     cdef Py_ssize_t filled = 0
     cdef Py_ssize_t z, feature
+    cdef const double *background_row
     cdef uint64_t c, missed, one, bits
     cdef bint x_left, z_left
     cdef int slot
     cdef double *R
     for z in range(n_background):
+        background_row = Z + z * n_features
         node, top, c, missed = root, 0, 0, 0
         while True:
             if paths.left[node] < 0:
@@ -853,8 +855,8 @@ cdef void _pair_tree(
                 continue
             pairs.slot[node] = 1
             feature = paths.feature[node]
-            x_left = goes_left(&paths.routing, node, x[feature * x_stride])
-            z_left = goes_left(&paths.routing, node, ZT[feature * n_background + z])
+            x_left = goes_left(&paths.routing, node, x[feature])
+            z_left = goes_left(&paths.routing, node, background_row[feature])
             if x_left == z_left:
                 node = paths.left[node] if x_left else paths.right[node]
                 continue
@@ -907,7 +909,7 @@ cdef void _pair_tree(
 cdef void _pair_trees(
     const _Paths *paths, char *state, Py_ssize_t n_nodes, Py_ssize_t max_leaves,
     Py_ssize_t max_counts,
-    const double *x, Py_ssize_t x_stride, const double *ZT, Py_ssize_t n_background,
+    const double *x, const double *Z, Py_ssize_t n_background, Py_ssize_t n_features,
     Py_ssize_t tree_begin, Py_ssize_t tree_end, double *phi,
 ) noexcept nogil:
     """Add one row's values over the trees to ``phi`` (:func:`_pair_tree`).
@@ -919,12 +921,13 @@ cdef void _pair_trees(
     cdef Py_ssize_t tree
     _pairs_layout(&pairs, state, paths, n_nodes, max_leaves, max_counts)
     for tree in range(tree_begin, tree_end):
-        _pair_tree(paths, &pairs, x, x_stride, ZT, n_background, tree, phi)
+        _pair_tree(paths, &pairs, x, Z, n_background, n_features, tree, phi)
 
 
 cdef void _explain_pairs(
-    const _Paths *paths, const double *XT, Py_ssize_t n_samples, const double *ZT,
-    Py_ssize_t n_background, const Py_ssize_t[::1] chunk_start, double *values,
+    const _Paths *paths, const double *X, Py_ssize_t n_samples, const double *Z,
+    Py_ssize_t n_background, Py_ssize_t n_features,
+    const Py_ssize_t[::1] chunk_start, double *values,
     double *partials, Py_ssize_t row_values, Py_ssize_t n_nodes,
     Py_ssize_t max_leaves, Py_ssize_t max_counts, int n_threads,
     int[::1] out_of_memory,
@@ -951,8 +954,9 @@ cdef void _explain_pairs(
             row = item // n_chunks
             c = item % n_chunks
             _pair_trees(
-                paths, state, n_nodes, max_leaves, max_counts, XT + row, n_samples, ZT,
-                n_background, chunk_start[c], chunk_start[c + 1],
+                paths, state, n_nodes, max_leaves, max_counts,
+                X + row * n_features, Z, n_background, n_features,
+                chunk_start[c], chunk_start[c + 1],
                 item_values(row, c, n_samples, row_values, values, partials),
             )
         free(state)
@@ -1089,15 +1093,16 @@ cdef class Paths:
         )
 
     def explain_pairs(
-        self, const double[:, ::1] XT, const double[:, ::1] ZT,
+        self, const double[:, ::1] X, const double[:, ::1] Z,
         const Py_ssize_t[::1] chunk_start, out, partials, Py_ssize_t max_leaves,
         Py_ssize_t max_counts, int n_threads, int[::1] out_of_memory,
     ):
         """Add each row's values, times ``n_background``, to ``out`` by pair walks.
 
         The values of :meth:`explain`, bit for bit, without its tables or
-        masks: each row walks each tree with each background row of ``ZT``
-        (the validated background, transposed; see :func:`_pair_tree`).
+        masks: each row of ``X`` (n_samples, n_features) walks each tree
+        with each row of ``Z``, the validated background (n_background,
+        n_features) (see :func:`_pair_tree`).
         Paths of at most 64 players only. ``out`` has shape (n_samples,
         n_outputs, n_players); ``partials`` (zero, (n_chunks - 1, n_samples,
         row_values)) takes the sums of chunk ``c > 0``. A tree has at most
@@ -1106,16 +1111,19 @@ cdef class Paths:
         """
         cdef double[::1] flat = out.reshape(-1)
         cdef double[::1] sums = partials.reshape(-1)
-        cdef Py_ssize_t n_samples = XT.shape[1], n_chunks = chunk_start.shape[0] - 1
+        cdef Py_ssize_t n_samples = X.shape[0], n_chunks = chunk_start.shape[0] - 1
         cdef Py_ssize_t row_values = flat.shape[0] // n_samples if n_samples else 0
         if self.paths.max_bits > 64:
             raise ValueError("Pair walks take paths of at most 64 players.")
-        if n_samples == 0 or ZT.shape[1] == 0:
+        if X.shape[1] != Z.shape[1]:
+            raise ValueError("X and Z must have the same features.")
+        if n_samples == 0 or Z.shape[0] == 0:
             return
         if sums.shape[0] != (n_chunks - 1) * n_samples * row_values:
             raise ValueError("partials must hold the sums of every chunk but the first.")
         _explain_pairs(
-            &self.paths, &XT[0, 0], n_samples, &ZT[0, 0], ZT.shape[1], chunk_start,
+            &self.paths, &X[0, 0], n_samples, &Z[0, 0], Z.shape[0], Z.shape[1],
+            chunk_start,
             &flat[0], &sums[0] if sums.shape[0] else NULL, row_values,
             self.left.shape[0], max_leaves, max_counts, n_threads, out_of_memory,
         )
