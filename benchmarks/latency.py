@@ -43,15 +43,27 @@ forest; a fixed cost of at most 30 µs (NumPy) and 100 µs (DataFrame). The
 header prints the load average: timings are noisy on a loaded machine, and
 the two-thread ones need two idle cores.
 
+``--interventional`` times interventional values instead: workloads (a) and
+(d), whose first 200 rows are the background for every method and the rows
+after them are explained (1 and 10), by skshapley's
+``TreeExplainer(model, feature_perturbation="interventional").fit(background)``,
+shap's ``TreeExplainer(model, Independent(background, max_samples=200),
+feature_perturbation="interventional")`` and FastTreeSHAP's, at 1 and
+``--threads`` threads, with no targets. The forest's background tables exceed
+what skshapley keeps from ``fit``: its few rows take pair walks instead of
+rebuilding them; the boosted model's are kept.
+
 Run it from the repository root, in an environment where skshapley is
 installed (QuadraSHAP: see ``README.md`` and ``--quadrashap-path``)::
 
     python benchmarks/latency.py             # full run, ~12 minutes on 2 busy cores
     python benchmarks/latency.py --quick     # smoke run, small models, seconds
     python benchmarks/latency.py --workload a --budget 2
+    python benchmarks/latency.py --interventional    # ~2 minutes
 """
 
 import argparse
+import dataclasses
 import os
 import statistics
 import sys
@@ -62,9 +74,11 @@ import numpy as np
 import pandas as pd
 from _anchors import (
     Unavailable,
+    WithBackground,
     add_quadrashap_path,
     all_methods,
     efficiency_residual,
+    interventional_methods,
     machine,
 )
 from _workloads import (
@@ -85,6 +99,11 @@ LATENCY_WORKLOADS = ("a", "d", "f", "b")
 # target for a batch).
 ROWS = (1, 10)
 FOREST_ROWS = 100
+
+# --interventional: the workloads, and their background (the first rows of
+# the data; the rows explained follow it).
+INTERVENTIONAL_WORKLOADS = ("a", "d")
+BACKGROUND_ROWS = 200
 
 # Issue 17's targets.
 ONE_ROW_SPEEDUP = 2.0  # fastest anchor / skshapley, one row, one thread
@@ -153,10 +172,10 @@ def measure_threads(workload, methods, threads, rows_list, args, single, notes):
     return timings
 
 
-def compare(timings):
+def compare(timings, reference_method="skshapley"):
     """Ratios and differences to skshapley's timing of the same case: the same
     rows in the same block."""
-    reference = {(t.block, t.rows): t for t in timings if t.method == "skshapley"}
+    reference = {(t.block, t.rows): t for t in timings if t.method == reference_method}
     for timing in timings:
         sk = reference.get((timing.block, timing.rows))
         if sk is None:
@@ -267,6 +286,46 @@ def print_targets(results, fixed, threads):
         target(f"fixed cost, {kind} row", value, goal * 1e6, " µs", at_most=True)
 
 
+def run_interventional(args, keys):
+    """One row and 10 rows of interventional values, at 1 and ``--threads``
+    threads, against the same background for every method: tables."""
+    keys = [k for k in keys if k in INTERVENTIONAL_WORKLOADS]
+    libraries, reasons = booster_libraries(keys)
+    methods = interventional_methods()
+    print(machine())
+    print("ratio = best time / skshapley's best time in the same case (> 1: slower)")
+    for reason in reasons:
+        print(f"note: {reason}")
+    print()
+    n_background = 50 if args.quick else BACKGROUND_ROWS
+    for workload in make_workloads(
+        args.quick, keys, libraries, n_background + max(ROWS)
+    ):
+        if isinstance(workload, str):  # skipped
+            print(f"{workload}\n")
+            continue
+        background = workload.X[:n_background]
+        workload = dataclasses.replace(
+            workload,
+            model=WithBackground(workload.model, background),
+            X=workload.X[n_background:],
+            raw=workload.raw[n_background:],
+        )
+        notes, single, timings = [], {}, []
+        for threads in (1, args.threads):
+            timings += measure_threads(
+                workload, methods, threads, ROWS, args, single, notes
+            )
+        compare(timings, "skshapley interventional")
+        title = workload.title.split(" | explain")[0]
+        fit = f"    fit {workload.fit_seconds:.1f} s | {workload.structure}"
+        print_table(
+            f"{title} | interventional, background {n_background} rows\n{fit}",
+            timings, "ms", 1e3, notes,
+        )  # fmt: skip
+    print(f"load at the end {os.getloadavg()[0]:.2f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -286,11 +345,18 @@ def main():
         "--workload", action="append", choices=LATENCY_WORKLOADS,
         help="time only these workloads (repeatable; default: all)",
     )  # fmt: skip
+    parser.add_argument(
+        "--interventional", action="store_true",
+        help=f"interventional values instead (workloads a and d, background "
+        f"{BACKGROUND_ROWS} rows), against shap's and FastTreeSHAP's",
+    )  # fmt: skip
     add_quadrashap_path(parser)
     args = parser.parse_args()
     if args.budget is None:
         args.budget = 0.02 if args.quick else 0.5
     keys = [k for k in LATENCY_WORKLOADS if k in (args.workload or LATENCY_WORKLOADS)]
+    if args.interventional:
+        return run_interventional(args, keys)
 
     libraries, reasons = booster_libraries(keys)
     sk, methods, versions, skipped = all_methods(libraries, args.quadrashap_path)

@@ -139,11 +139,13 @@ import sklearn
 from _anchors import (
     Method,
     Unavailable,
+    WithBackground,
     add_quadrashap_path,
     all_methods,
     booster_library,
     efficiency_residual,
     import_fasttreeshap,
+    interventional_methods,
     machine,
     xgboost_predict,
 )
@@ -521,84 +523,6 @@ INTERVENTIONAL_WORKLOADS = ("a", "d")
 # Background rows, and rows explained, by the interventional runs (fewer with
 # --quick): the first rows of the training data, then the next ones.
 INTERVENTIONAL_ROWS = 1000
-
-
-@dataclass
-class WithBackground:
-    """A model and the background data its interventional values average over."""
-
-    model: object
-    background: np.ndarray
-
-
-def interventional_methods():
-    """skshapley's, shap's and FastTreeSHAP's interventional values."""
-    from skshapley import TreeExplainer
-
-    def prepare_skshapley(pair, n_jobs):
-        explainer = TreeExplainer(
-            pair.model, feature_perturbation="interventional", n_jobs=n_jobs
-        ).fit(pair.background)
-
-        def explain(X):
-            return explainer.explain(X).to_numpy(), explainer.expected_value_
-
-        explain.raw_predict = explainer.raw_predict
-        return explain
-
-    # Its time is not linear in the rows: tables rebuilt at each call (beyond
-    # the budget) serve blocks of up to 512 rows. Always timed on all rows.
-    methods = [
-        Method("skshapley interventional", prepare_skshapley, True, scalable=False)
-    ]
-    try:
-        shap = importlib.import_module("shap")
-    except ImportError:
-        shap = None
-    if shap is not None:
-
-        def prepare_shap(pair, n_jobs):
-            # The whole background: shap's masker keeps 100 rows by default.
-            masker = shap.maskers.Independent(
-                pair.background, max_samples=len(pair.background)
-            )
-            explainer = shap.TreeExplainer(
-                pair.model, masker, feature_perturbation="interventional"
-            )
-
-            def explain(X):
-                phi = explainer.shap_values(X, check_additivity=False)
-                return phi, explainer.expected_value
-
-            return explain
-
-        methods.append(
-            Method("shap interventional", prepare_shap, False, shap.__version__)
-        )
-    fasttreeshap = import_fasttreeshap()
-    if fasttreeshap is not None:
-
-        def prepare_fasttreeshap(pair, n_jobs, module=fasttreeshap):
-            explainer = module.TreeExplainer(
-                pair.model, data=pair.background,
-                feature_perturbation="interventional", n_jobs=n_jobs,
-            )  # fmt: skip
-
-            def explain(X):
-                phi = explainer.shap_values(X, check_additivity=False)
-                return phi, explainer.expected_value
-
-            return explain
-
-        methods.append(
-            Method(
-                "fasttreeshap interventional",
-                prepare_fasttreeshap,
-                True,
-                fasttreeshap.__name__,
-            )
-        )
-    return methods
 
 
 def run_interventional(args):

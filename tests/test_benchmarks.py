@@ -130,3 +130,27 @@ def test_latency_targets_recomputed(latency_output):
         assert shown == pytest.approx(value, rel=0.02, abs=0.01), target
         met = shown <= goal if target["sign"] == "≤" else shown >= goal
         assert target["verdict"] == ("PASS" if met else "FAIL"), target
+
+
+@pytest.mark.slow
+def test_latency_interventional_run():
+    # skshapley's interventional values of a few rows (the forest's by pair
+    # walks, its tables being rebuilt at each call only on the full model)
+    # agree with shap's, given the same background, up to its float32 sums.
+    result = subprocess.run(
+        [sys.executable, str(LATENCY), "--interventional", "--quick",
+         "--repeat", "2", "--budget", "0"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    rows = [m.groupdict() for m in map(TABLE_LINE.match, lines) if m]
+    sk = [r for r in rows if r["method"] == "skshapley interventional"]
+    # two workloads, 1 and 10 rows, 1 and 2 threads
+    assert len(sk) == 8
+    for row in sk:
+        assert float(row["residual"]) < 1e-6, row
+    shap = [r for r in rows if r["method"] == "shap interventional"]
+    assert shap, result.stdout
+    for row in shap:
+        assert float(row["difference"]) < 1e-5, row

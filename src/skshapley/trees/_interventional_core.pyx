@@ -751,9 +751,9 @@ cdef void _explain_chunks(
 
 cdef struct _Pairs:
     # One thread's scratch for the pair walk (_pair_tree) of one row.
-    int *slot                       # per node: 0 unvisited, else 1 for a
-                                    # split, 1 + its counts' slot for a leaf
-                                    # (n_nodes,)
+    int *slot                       # per node: 0 unvisited, else for a split
+                                    # 1 if the row goes left, 2 if right, and
+                                    # for a leaf 1 + its counts' slot (n_nodes,)
     double *counts                  # per slot from start[slot]: _counted_gains's
                                     # R, (D + 2, D + 1) for the leaf's D
     Py_ssize_t *start               # per slot
@@ -816,7 +816,7 @@ cdef void _pair_tree(
     """
     cdef Py_ssize_t root = paths.roots[tree], node, top, D, k, width, used = 0
     cdef Py_ssize_t filled = 0
-    cdef Py_ssize_t z, feature
+    cdef Py_ssize_t z
     cdef const double *background_row
     cdef uint64_t c, missed, one, bits
     cdef bint x_left, z_left
@@ -853,10 +853,15 @@ cdef void _pair_tree(
                 top -= 1
                 node, c, missed = pairs.nodes[top], pairs.failed[top], pairs.missed[top]
                 continue
-            pairs.slot[node] = 1
-            feature = paths.feature[node]
-            x_left = goes_left(&paths.routing, node, x[feature])
-            z_left = goes_left(&paths.routing, node, background_row[feature])
+            # The row's side, routed at the first visit and kept.
+            slot = pairs.slot[node]
+            if slot == 0:
+                slot = 2 - goes_left(&paths.routing, node, x[paths.feature[node]])
+                pairs.slot[node] = slot
+            x_left = slot == 1
+            z_left = goes_left(
+                &paths.routing, node, background_row[paths.feature[node]]
+            )
             if x_left == z_left:
                 node = paths.left[node] if x_left else paths.right[node]
                 continue
