@@ -120,13 +120,6 @@ class Background:
         self._players = np.zeros(max(1, int(n_bits.sum())), dtype=np.intp)
         self._path_bits(self._players_start, self._players)
         self._max_bits = int(n_bits.max())
-        # A tree's most leaves, and the most doubles its leaves' counts take
-        # in a pair walk: (D + 2)(D + 1) each.
-        tree_start = np.searchsorted(self._leaves, self._roots[:-1])
-        self._pair_sizes = (
-            int(np.diff(np.searchsorted(self._leaves, self._roots)).max()),
-            int(np.add.reduceat((n_bits + 2) * (n_bits + 1), tree_start).max()),
-        )
         self._words = max(1, -(-self._max_bits // 64))
         sizes = np.arange(self._max_bits + 2, dtype=float)
         with np.errstate(divide="ignore"):  # B(0, b) is never read
@@ -214,15 +207,14 @@ class Background:
         Batch after batch, as the tables would be built: the same chunks'
         sums, added in the same order.
         """
-        # A pair walk reads a row's features together, and a background row's.
-        X, background = np.ascontiguousarray(X), self._background.T.copy()
+        X = np.ascontiguousarray(X)  # a pair walk reads a row's features together
         row_values = out[0].size
         out_of_memory = np.zeros(1, dtype=np.intc)
         for chunk_start in plan.chunks:
             paths.explain_pairs(
-                X, background, chunk_start, out,
+                X, self._background, chunk_start, out,
                 np.zeros((len(chunk_start) - 2, len(X), row_values)),
-                *self._pair_sizes, n_threads, out_of_memory,
+                n_threads, out_of_memory,
             )  # fmt: skip
             _check_memory(out_of_memory)
         out /= self.n_background
@@ -238,11 +230,9 @@ class Background:
         """
         if plan is not self._plan or self._kept is not None or self._max_bits > 64:
             return False
-        scratch = paths.pair_scratch_bytes(*self._pair_sizes)
         n_trees = len(self._roots) - 1
         return (
-            scratch <= MAX_SCRATCH_BYTES_PER_THREAD
-            and n_rows <= _MAX_PAIR_ROWS
+            n_rows <= _MAX_PAIR_ROWS
             and n_rows * n_trees * self._max_depth * _PAIR_NODES <= len(self._bit)
         )
 

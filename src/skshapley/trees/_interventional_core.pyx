@@ -750,192 +750,241 @@ cdef void _explain_chunks(
 
 
 cdef struct _Pairs:
-    # One thread's scratch for the pair walk (_pair_tree) of one row.
-    int *slot                       # per node: 0 unvisited, else for a split
-                                    # 1 if the row goes left, 2 if right, and
-                                    # for a leaf 1 + its counts' slot (n_nodes,)
-    double *counts                  # per slot from start[slot]: _counted_gains's
-                                    # R, (D + 2, D + 1) for the leaf's D
-    Py_ssize_t *start               # per slot
-    uint64_t *A                     # per slot: the row's success mask there
-    Py_ssize_t *nodes               # the walk's stack: (levels + 1,) each
-    uint64_t *failed                # the background row's failure mask
-    uint64_t *missed                # and the row's, below the node
+    # One thread's scratch for the pair walk (_pair_tree) of one row. Sets of
+    # background rows are bitsets of `words` 64-bit words; per level of the
+    # walk, the split being walked and the set of background rows that
+    # reach it.
+    Py_ssize_t words                # words of a set of background rows
+    uint64_t *reach                 # (levels + 1, words): the rows reaching it
+    uint64_t *left                  # (levels, words): those of them going left
+    uint64_t *saved                 # (levels, words): its player's failures
+                                    # before the side being walked
+    uint64_t *failed                # (max_bits, words): per player of the
+                                    # path, the rows that failed one of its
+                                    # splits (their masks c, by player)
+    uint64_t *missed                # (levels + 1,): the players whose splits
+                                    # the row fails on the path (not in A)
+    Py_ssize_t *nodes               # (levels,)
+    unsigned char *side             # (levels,): the child being walked
+    unsigned char *x_left           # (levels,): the row's side
+    unsigned char *changed          # (levels,): the side changed `failed`
+    double *R                       # _counted_gains's counts, (D + 2, D + 1)
     double *gain                    # (max_bits + 1,)
 
 
 cdef Py_ssize_t _pairs_layout(
-    _Pairs *pairs, char *state, const _Paths *paths, Py_ssize_t n_nodes,
-    Py_ssize_t max_leaves, Py_ssize_t max_counts,
+    _Pairs *pairs, char *state, const _Paths *paths, Py_ssize_t n_background
 ) noexcept nogil:
-    """Point ``pairs``'s buffers into ``state``; return its bytes (see _layout).
-
-    For trees of at most ``max_leaves`` leaves, whose leaves' counts take
-    at most ``max_counts`` doubles.
-    """
-    cdef Py_ssize_t used = 0, levels = paths.levels + 1
-    pairs.counts = <double *> (state + used)
-    used += max_counts * 8
-    pairs.start = <Py_ssize_t *> (state + used)
-    used += max_leaves * 8
-    pairs.A = <uint64_t *> (state + used)
-    used += max_leaves * 8
+    """Point ``pairs``'s buffers into ``state``; return its bytes (see _layout)."""
+    cdef Py_ssize_t used = 0, levels = paths.levels, D = paths.max_bits
+    cdef Py_ssize_t words = (n_background + 63) // 64
+    pairs.words = words
+    pairs.reach = <uint64_t *> (state + used)
+    used += (levels + 1) * words * 8
+    pairs.left = <uint64_t *> (state + used)
+    used += levels * words * 8
+    pairs.saved = <uint64_t *> (state + used)
+    used += levels * words * 8
+    pairs.failed = <uint64_t *> (state + used)
+    used += max(D, 1) * words * 8
+    pairs.missed = <uint64_t *> (state + used)
+    used += (levels + 1) * 8
     pairs.nodes = <Py_ssize_t *> (state + used)
     used += levels * 8
-    pairs.failed = <uint64_t *> (state + used)
-    used += levels * 8
-    pairs.missed = <uint64_t *> (state + used)
-    used += levels * 8
+    pairs.side = <unsigned char *> (state + used)
+    used += (levels + 7) // 8 * 8
+    pairs.x_left = <unsigned char *> (state + used)
+    used += (levels + 7) // 8 * 8
+    pairs.changed = <unsigned char *> (state + used)
+    used += (levels + 7) // 8 * 8
+    pairs.R = <double *> (state + used)
+    used += (D + 2) * (D + 1) * 8
     pairs.gain = <double *> (state + used)
-    used += (paths.max_bits + 1) * 8
-    pairs.slot = <int *> (state + used)
-    used += (n_nodes * sizeof(int) + 7) // 8 * 8
+    used += (D + 1) * 8
     return used
 
 
-cdef void _pair_tree(
-    const _Paths *paths, _Pairs *pairs, const double *x, const double *Z,
-    Py_ssize_t n_background, Py_ssize_t n_features, Py_ssize_t tree, double *phi,
+cdef inline void _pair_route(
+    const _Paths *paths, _Pairs *pairs, Py_ssize_t depth, const double *x,
+    const double *ZT, Py_ssize_t n_background,
 ) noexcept nogil:
-    """Add one row's values over ``tree`` to ``phi``, walking each background row.
+    """Route the row and the background rows reaching the level's split."""
+    cdef Py_ssize_t node = pairs.nodes[depth], w, z
+    cdef const uint64_t *reach = pairs.reach + depth * pairs.words
+    cdef uint64_t *left = pairs.left + depth * pairs.words
+    cdef const double *column = ZT + paths.feature[node] * n_background
+    cdef uint64_t bits, went
+    pairs.x_left[depth] = goes_left(&paths.routing, node, x[paths.feature[node]])
+    for w in range(pairs.words):
+        bits, went = reach[w], 0
+        while bits:
+            z = sks_lowest_bit(bits)
+            if goes_left(&paths.routing, node, column[w * 64 + z]):
+                went |= (<uint64_t> 1) << z
+            bits &= bits - 1
+        left[w] = went
 
-    For a background row ``z``, the walk follows ``x`` and ``z`` where they
-    agree, and both where they part at a split on player j, unless j would
-    then be failed by both (j in ``z``'s failure mask ``c`` and outside
-    ``x``'s success mask ``A``): the leaves it reaches are those with ``c ⊆ A``,
-    where the row has a value. There it counts ``z`` by ``|c|``, with each
-    player of ``c`` apart: ``R(A, k)`` and the counts with each player, the
-    exact integers that the tables and masks of :meth:`Paths.explain` give.
-    Then the leaves reached are served depth first, left before right, as
-    :func:`_walk_tree` serves them, through the same :func:`_counted_gains`
-    and :func:`_add_gains`; the others' gains are zero and add nothing. So
-    the values are the same to the last bit, with no tables to build: a
-    few rows cost ``O(rows × background × nodes reached)``.
 
-    One-word masks only (paths of at most 64 players).
+cdef inline bint _pair_enter(
+    const _Paths *paths, _Pairs *pairs, Py_ssize_t depth, unsigned char side
+) noexcept nogil:
+    """Set the next level for the child on ``side``; False if no row reaches it.
+
+    Toward the row's side, the background rows going the other way fail the
+    split's player j, unless the row already failed j (then they drop out);
+    toward the other side the row fails j, and only the background rows
+    going that way that have not failed j go on.
     """
-    cdef Py_ssize_t root = paths.roots[tree], node, top, D, k, width, used = 0
-    cdef Py_ssize_t filled = 0
-    cdef Py_ssize_t z
-    cdef const double *background_row
-    cdef uint64_t c, missed, one, bits
-    cdef bint x_left, z_left
-    cdef int slot
-    cdef double *R
-    for z in range(n_background):
-        background_row = Z + z * n_features
-        node, top, c, missed = root, 0, 0, 0
-        while True:
-            if paths.left[node] < 0:
-                D = paths.bit[node]
-                slot = pairs.slot[node] - 1
-                if slot < 0:
-                    slot = used
-                    used += 1
-                    pairs.slot[node] = 1 + slot
-                    pairs.start[slot] = filled
-                    filled += (D + 2) * (D + 1)
-                    memset(
-                        pairs.counts + pairs.start[slot], 0,
-                        (D + 1) * (D + 1) * sizeof(double),
-                    )
-                    pairs.A[slot] = ~missed
-                R = pairs.counts + pairs.start[slot]
-                width = D + 1
-                k = sks_popcount(c)
-                R[k] += 1.0
-                bits = c
-                while bits:
-                    R[(1 + sks_lowest_bit(bits)) * width + k] += 1.0
-                    bits &= bits - 1
-                if top == 0:
-                    break
-                top -= 1
-                node, c, missed = pairs.nodes[top], pairs.failed[top], pairs.missed[top]
-                continue
-            # The row's side, routed at the first visit and kept.
-            slot = pairs.slot[node]
-            if slot == 0:
-                slot = 2 - goes_left(&paths.routing, node, x[paths.feature[node]])
-                pairs.slot[node] = slot
-            x_left = slot == 1
-            z_left = goes_left(
-                &paths.routing, node, background_row[paths.feature[node]]
-            )
-            if x_left == z_left:
-                node = paths.left[node] if x_left else paths.right[node]
-                continue
-            one = (<uint64_t> 1) << paths.bit[node]
-            if not missed & one and not c & one:
-                # Both ways: z's later, x's now.
-                pairs.nodes[top] = paths.left[node] if z_left else paths.right[node]
-                pairs.failed[top] = c
-                pairs.missed[top] = missed | one
-                top += 1
-                node = paths.left[node] if x_left else paths.right[node]
-                c |= one
-            elif not missed & one:
-                node = paths.left[node] if x_left else paths.right[node]
-                c |= one
-            elif not c & one:
-                node = paths.left[node] if z_left else paths.right[node]
-                missed |= one
-            else:
-                if top == 0:
-                    break
-                top -= 1
-                node, c, missed = pairs.nodes[top], pairs.failed[top], pairs.missed[top]
-    # Serve the leaves reached, depth first, and forget them.
-    if pairs.slot[root] == 0:
-        return
-    pairs.nodes[0] = root
-    top = 1
-    while top > 0:
-        top -= 1
-        node = pairs.nodes[top]
-        slot = pairs.slot[node] - 1
-        if slot < 0:
-            continue
-        pairs.slot[node] = 0
-        if paths.left[node] >= 0:
-            pairs.nodes[top] = paths.right[node]
-            pairs.nodes[top + 1] = paths.left[node]
-            top += 2
-            continue
-        D = paths.bit[node]
-        if D == 0:
-            continue
-        _counted_gains(
-            paths, D, &pairs.A[slot], pairs.gain, pairs.counts + pairs.start[slot]
+    cdef Py_ssize_t node = pairs.nodes[depth], words = pairs.words, w
+    cdef Py_ssize_t b = paths.bit[node]
+    cdef uint64_t one = (<uint64_t> 1) << b, missed = pairs.missed[depth]
+    cdef const uint64_t *reach = pairs.reach + depth * words
+    cdef const uint64_t *left = pairs.left + depth * words
+    cdef uint64_t *child = pairs.reach + (depth + 1) * words
+    cdef uint64_t *failed = pairs.failed + b * words
+    cdef uint64_t *saved = pairs.saved + depth * words
+    cdef uint64_t flip = 0 if side == 0 else ~(<uint64_t> 0)  # this side's rows
+    cdef uint64_t any_row = 0
+    pairs.side[depth] = side
+    pairs.changed[depth] = False
+    if (side == 0) == pairs.x_left[depth]:
+        pairs.missed[depth + 1] = missed
+        if missed & one:
+            for w in range(words):
+                child[w] = reach[w] & (left[w] ^ flip)
+                any_row |= child[w]
+            return any_row != 0
+        for w in range(words):
+            child[w] = reach[w]
+            saved[w] = failed[w]
+            failed[w] |= reach[w] & ~(left[w] ^ flip)
+        pairs.changed[depth] = True
+        return True  # the level's rows, never none
+    pairs.missed[depth + 1] = missed | one
+    for w in range(words):
+        child[w] = reach[w] & (left[w] ^ flip) & ~failed[w]
+        any_row |= child[w]
+    return any_row != 0
+
+
+cdef inline void _pair_leave(const _Paths *paths, _Pairs *pairs, Py_ssize_t depth) noexcept nogil:
+    """Undo what entering the level's side did to the players' failures."""
+    cdef Py_ssize_t words = pairs.words
+    if pairs.changed[depth]:
+        memcpy(
+            pairs.failed + paths.bit[pairs.nodes[depth]] * words,
+            pairs.saved + depth * words, words * sizeof(uint64_t),
         )
-        _add_gains(paths, tree, node, pairs.gain, phi)
+        pairs.changed[depth] = False
+
+
+cdef void _pair_leaf(
+    const _Paths *paths, _Pairs *pairs, Py_ssize_t depth, Py_ssize_t tree,
+    Py_ssize_t leaf, double *phi,
+) noexcept nogil:
+    """Count the background rows reaching ``leaf`` by their masks; add its values.
+
+    ``R(A, k)`` and the counts with each player, exact integers: those the
+    tables and masks of :meth:`Paths.explain` hold for the row's mask ``A``,
+    whose sums :func:`_counted_gains` makes in their order.
+    """
+    cdef Py_ssize_t D = paths.bit[leaf], width = D + 1, words = pairs.words
+    cdef Py_ssize_t w, z, j, k
+    cdef const uint64_t *reach = pairs.reach + depth * words
+    cdef uint64_t bits, c, A = ~pairs.missed[depth]
+    cdef double *R = pairs.R
+    if D == 0:
+        return
+    memset(R, 0, (D + 1) * width * sizeof(double))
+    for w in range(words):
+        bits = reach[w]
+        while bits:
+            z = sks_lowest_bit(bits)
+            c = 0
+            for j in range(D):
+                c |= ((pairs.failed[j * words + w] >> z) & 1) << j
+            k = sks_popcount(c)
+            R[k] += 1.0
+            while c:
+                R[(1 + sks_lowest_bit(c)) * width + k] += 1.0
+                c &= c - 1
+            bits &= bits - 1
+    _counted_gains(paths, D, &A, pairs.gain, R)
+    _add_gains(paths, tree, leaf, pairs.gain, phi)
+
+
+cdef void _pair_tree(
+    const _Paths *paths, _Pairs *pairs, const double *x, const double *ZT,
+    Py_ssize_t n_background, Py_ssize_t tree, double *phi,
+) noexcept nogil:
+    """Add one row's values over ``tree`` to ``phi``, with the whole background.
+
+    A background row ``z`` reaches a leaf with the row ``x`` if, at each
+    split on the path, ``x`` or ``z`` goes the path's way, and no player is
+    failed by both: its failure mask ``c`` (the players whose splits ``z``
+    fails) lies in ``x``'s success mask ``A``. Those are the background rows
+    with a value at the leaf. The walk carries the set of them down the
+    tree, depth first, left before right, as :func:`_walk_tree` serves the
+    leaves, and at each leaf counts them by ``|c|``, with each player of
+    ``c`` apart (:func:`_pair_leaf`): the values are those of the tables, to
+    the last bit, with no tables to build. Subtrees that no background row
+    reaches are skipped (their gains are zero and add nothing). One-word
+    masks only (paths of at most 64 players).
+    """
+    cdef Py_ssize_t depth = 0, node = paths.roots[tree], words = pairs.words, w
+    for w in range(words):
+        pairs.reach[w] = ~(<uint64_t> 0)
+    if n_background % 64:
+        pairs.reach[words - 1] = ((<uint64_t> 1) << (n_background % 64)) - 1
+    pairs.missed[0] = 0
+    while True:
+        if paths.left[node] >= 0:
+            pairs.nodes[depth] = node
+            _pair_route(paths, pairs, depth, x, ZT, n_background)
+            if _pair_enter(paths, pairs, depth, 0):
+                node = paths.left[node]
+                depth += 1
+                continue
+            if _pair_enter(paths, pairs, depth, 1):
+                node = paths.right[node]
+                depth += 1
+                continue
+        else:
+            _pair_leaf(paths, pairs, depth, tree, node, phi)
+        # Up to the next side to walk.
+        while True:
+            if depth == 0:
+                return
+            depth -= 1
+            _pair_leave(paths, pairs, depth)
+            if pairs.side[depth] == 0 and _pair_enter(paths, pairs, depth, 1):
+                node = paths.right[pairs.nodes[depth]]
+                depth += 1
+                break
 
 
 cdef void _pair_trees(
-    const _Paths *paths, char *state, Py_ssize_t n_nodes, Py_ssize_t max_leaves,
-    Py_ssize_t max_counts,
-    const double *x, const double *Z, Py_ssize_t n_background, Py_ssize_t n_features,
-    Py_ssize_t tree_begin, Py_ssize_t tree_end, double *phi,
+    const _Paths *paths, char *state, const double *x, const double *ZT,
+    Py_ssize_t n_background, Py_ssize_t tree_begin, Py_ssize_t tree_end,
+    double *phi,
 ) noexcept nogil:
     """Add one row's values over the trees to ``phi`` (:func:`_pair_tree`).
 
-    ``state`` is the thread's scratch, zero when allocated; the walks
-    leave its nodes unvisited (zero) again.
+    ``state`` is the thread's scratch; the walks leave every player's
+    failures empty, as they found them (zero when allocated).
     """
     cdef _Pairs pairs
     cdef Py_ssize_t tree
-    _pairs_layout(&pairs, state, paths, n_nodes, max_leaves, max_counts)
+    _pairs_layout(&pairs, state, paths, n_background)
     for tree in range(tree_begin, tree_end):
-        _pair_tree(paths, &pairs, x, Z, n_background, n_features, tree, phi)
+        _pair_tree(paths, &pairs, x, ZT, n_background, tree, phi)
 
 
 cdef void _explain_pairs(
-    const _Paths *paths, const double *X, Py_ssize_t n_samples, const double *Z,
-    Py_ssize_t n_background, Py_ssize_t n_features,
-    const Py_ssize_t[::1] chunk_start, double *values,
-    double *partials, Py_ssize_t row_values, Py_ssize_t n_nodes,
-    Py_ssize_t max_leaves, Py_ssize_t max_counts, int n_threads,
-    int[::1] out_of_memory,
+    const _Paths *paths, const double *X, Py_ssize_t n_samples,
+    Py_ssize_t n_features, const double *ZT, Py_ssize_t n_background,
+    const Py_ssize_t[::1] chunk_start, double *values, double *partials,
+    Py_ssize_t row_values, int n_threads, int[::1] out_of_memory,
 ) noexcept:
     """:meth:`Paths.explain_pairs`: (row, chunk) items, shared out statically.
 
@@ -946,9 +995,7 @@ cdef void _explain_pairs(
     cdef char *state = NULL
     cdef Py_ssize_t item, row, c, n_chunks = chunk_start.shape[0] - 1
     cdef Py_ssize_t n_items = n_samples * n_chunks
-    cdef Py_ssize_t scratch = _pairs_layout(
-        &sizing, NULL, paths, n_nodes, max_leaves, max_counts
-    )
+    cdef Py_ssize_t scratch = _pairs_layout(&sizing, NULL, paths, n_background)
     with nogil, parallel(num_threads=min(n_threads, n_items)):
         state = <char *> calloc(scratch, 1)
         for item in prange(n_items, schedule="static"):
@@ -959,8 +1006,7 @@ cdef void _explain_pairs(
             row = item // n_chunks
             c = item % n_chunks
             _pair_trees(
-                paths, state, n_nodes, max_leaves, max_counts,
-                X + row * n_features, Z, n_background, n_features,
+                paths, state, X + row * n_features, ZT, n_background,
                 chunk_start[c], chunk_start[c + 1],
                 item_values(row, c, n_samples, row_values, values, partials),
             )
@@ -1090,29 +1136,21 @@ cdef class Paths:
             free(R)
             free(sort)
 
-    def pair_scratch_bytes(self, Py_ssize_t max_leaves, Py_ssize_t max_counts):
-        """Bytes of scratch one thread of :meth:`explain_pairs` allocates."""
-        cdef _Pairs pairs
-        return _pairs_layout(
-            &pairs, NULL, &self.paths, self.left.shape[0], max_leaves, max_counts
-        )
-
     def explain_pairs(
-        self, const double[:, ::1] X, const double[:, ::1] Z,
-        const Py_ssize_t[::1] chunk_start, out, partials, Py_ssize_t max_leaves,
-        Py_ssize_t max_counts, int n_threads, int[::1] out_of_memory,
+        self, const double[:, ::1] X, const double[:, ::1] ZT,
+        const Py_ssize_t[::1] chunk_start, out, partials, int n_threads,
+        int[::1] out_of_memory,
     ):
         """Add each row's values, times ``n_background``, to ``out`` by pair walks.
 
         The values of :meth:`explain`, bit for bit, without its tables or
         masks: each row of ``X`` (n_samples, n_features) walks each tree
-        with each row of ``Z``, the validated background (n_background,
-        n_features) (see :func:`_pair_tree`).
-        Paths of at most 64 players only. ``out`` has shape (n_samples,
-        n_outputs, n_players); ``partials`` (zero, (n_chunks - 1, n_samples,
-        row_values)) takes the sums of chunk ``c > 0``. A tree has at most
-        ``max_leaves`` leaves, whose counts take at most ``max_counts``
-        doubles ((D + 2)(D + 1) each).
+        with the set of background rows of ``ZT`` (the validated background,
+        transposed: (n_features, n_background)) that reach each node with it
+        (see :func:`_pair_tree`). Paths of at most 64 players only. ``out``
+        has shape (n_samples, n_outputs, n_players); ``partials`` (zero,
+        (n_chunks - 1, n_samples, row_values)) takes the sums of chunk
+        ``c > 0``.
         """
         cdef double[::1] flat = out.reshape(-1)
         cdef double[::1] sums = partials.reshape(-1)
@@ -1120,17 +1158,16 @@ cdef class Paths:
         cdef Py_ssize_t row_values = flat.shape[0] // n_samples if n_samples else 0
         if self.paths.max_bits > 64:
             raise ValueError("Pair walks take paths of at most 64 players.")
-        if X.shape[1] != Z.shape[1]:
-            raise ValueError("X and Z must have the same features.")
-        if n_samples == 0 or Z.shape[0] == 0:
+        if X.shape[1] != ZT.shape[0]:
+            raise ValueError("X and ZT must have the same features.")
+        if n_samples == 0 or ZT.shape[1] == 0:
             return
         if sums.shape[0] != (n_chunks - 1) * n_samples * row_values:
             raise ValueError("partials must hold the sums of every chunk but the first.")
         _explain_pairs(
-            &self.paths, &X[0, 0], n_samples, &Z[0, 0], Z.shape[0], Z.shape[1],
-            chunk_start,
-            &flat[0], &sums[0] if sums.shape[0] else NULL, row_values,
-            self.left.shape[0], max_leaves, max_counts, n_threads, out_of_memory,
+            &self.paths, &X[0, 0], n_samples, X.shape[1], &ZT[0, 0], ZT.shape[1],
+            chunk_start, &flat[0], &sums[0] if sums.shape[0] else NULL, row_values,
+            n_threads, out_of_memory,
         )
 
     def explain(
