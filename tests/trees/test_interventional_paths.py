@@ -350,7 +350,8 @@ def test_deep_pair_walks(monkeypatch, depth):
     kept = explainer._background
     assert kept._max_bits == depth + 2
     kept._kept = None  # as if beyond the budget (one tree's always fit)
-    takes_pairs = kept._pairs_pay(kept._paths(), kept._plan, len(rows))
+    kept._directions = kept._routed(kept._paths(), 1)
+    takes_pairs = kept._pairs_pay(kept._plan, len(rows))
     assert takes_pairs == (depth + 2 <= 64)
     phi = explainer.explain(rows).to_numpy()
     monkeypatch.setattr(_interventional, "_MAX_PAIR_ROWS", 0)

@@ -10,6 +10,8 @@ thresholds, missing values, unknown categories) go through the public
 explainer, and one row's values are checked against the definition.
 """
 
+import pickle
+
 import numpy as np
 import pytest
 from naive import (
@@ -302,24 +304,40 @@ def test_when_pair_walks_are_taken(monkeypatch):
     # for few rows: tables kept from fit serve any rows at once.
     model, X = forest()
     background = X[:60]
-
-    def pairs_pay(background, n_rows, plan=None):
-        plan = background._plan if plan is None else plan
-        return background._pairs_pay(background._paths(), plan, n_rows)
-
     kept = _explainer(model, background, 1)._background
     assert kept._kept is not None
-    assert not pairs_pay(kept, 1)
+    assert kept._directions is None
+    assert not kept._pairs_pay(kept._plan, 1)
     monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", 0)
     rebuilt = _explainer(model, background, 1)._background
     assert rebuilt._kept is None
-    assert pairs_pay(rebuilt, 1)
-    assert not pairs_pay(rebuilt, 1, rebuilt._planned(14, gains=False))
-    assert not pairs_pay(rebuilt, _interventional._MAX_PAIR_ROWS + 1)
+    # The background's directions, routed at fit: a bitset per node.
+    assert rebuilt._directions.shape == (len(rebuilt._bit), 1)
+    assert rebuilt._pairs_pay(rebuilt._plan, 1)
+    assert not rebuilt._pairs_pay(rebuilt._planned(14, gains=False), 1)
+    assert not rebuilt._pairs_pay(rebuilt._plan, _interventional._MAX_PAIR_ROWS + 1)
     n_trees, nodes = len(rebuilt._roots) - 1, len(rebuilt._bit)
     most = nodes // (n_trees * rebuilt._max_depth * _interventional._PAIR_NODES)
     assert 1 <= most < _interventional._MAX_PAIR_ROWS
-    assert pairs_pay(rebuilt, most)
-    assert not pairs_pay(rebuilt, most + 1)
-    monkeypatch.setattr(_interventional, "MAX_SCRATCH_BYTES_PER_THREAD", 1000)
-    assert not pairs_pay(rebuilt, 1)
+    assert rebuilt._pairs_pay(rebuilt._plan, most)
+    assert not rebuilt._pairs_pay(rebuilt._plan, most + 1)
+    # Directions beyond their budget are not routed: no pair walks.
+    monkeypatch.setattr(_interventional, "_DIRECTIONS_BUDGET_BYTES", 8 * nodes - 1)
+    over = _explainer(model, background, 1)._background
+    assert over._directions is None
+    assert not over._pairs_pay(over._plan, 1)
+
+
+def test_pair_walks_after_a_pickle(monkeypatch):
+    # Pickles leave the directions out; the first pair walk routes them again.
+    model, X = forest()
+    monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", 0)
+    monkeypatch.setattr(_interventional, "_PAIR_NODES", 0)
+    explainer = _explainer(model, X[:60], 2)
+    rows = X[100:103]
+    expected = explainer.explain(rows).to_numpy()
+    copy = pickle.loads(pickle.dumps(explainer))
+    assert copy._background._directions is None
+    _forbid_tables(monkeypatch)
+    np.testing.assert_array_equal(copy.explain(rows).to_numpy(), expected)
+    assert copy._background._directions is not None

@@ -48,6 +48,11 @@ _MAX_TABLE_BITS = 14
 _PAIR_NODES = 8
 _MAX_PAIR_ROWS = 32
 
+# Pair walks read each background row's side at each node from bitsets,
+# routed at their first call and kept (n_nodes * n_background / 8 bytes):
+# if they take at most this.
+_DIRECTIONS_BUDGET_BYTES = 2**26
+
 # Rows walked together: a leaf's table serves the whole block while it is in
 # cache. Fewer when one thread's scratch would exceed
 # MAX_SCRATCH_BYTES_PER_THREAD (very deep trees), or to share a few rows
@@ -133,10 +138,15 @@ class Background:
         # The interactions' plan, and its one batch if it fits: at first use.
         self._interaction_plan = None
         self._interaction_kept = None
+        # Where each background row goes at each node, for pair walks.
+        self._directions = None
+        if self._pairs_possible():
+            self._directions = self._routed(self._paths(), n_threads)
 
     def __getstate__(self) -> dict:
-        # The interaction tables are the first call's to build, not the pickle's.
-        return {**self.__dict__, "_interaction_kept": None}
+        # The interaction tables and the background's directions are the
+        # first call's to build, not the pickle's.
+        return {**self.__dict__, "_interaction_kept": None, "_directions": None}
 
     @property
     def n_background(self) -> int:
@@ -174,7 +184,7 @@ class Background:
         if len(X) == 0:
             return
         paths = self._paths()
-        if self._pairs_pay(paths, plan, len(X)):
+        if self._pairs_pay(plan, len(X)):
             self._explain_pairs(paths, plan, X, out, n_threads)
             return
         XT = np.ascontiguousarray(X.T)
@@ -207,19 +217,21 @@ class Background:
         Batch after batch, as the tables would be built: the same chunks'
         sums, added in the same order.
         """
+        if self._directions is None:  # left out of pickles
+            self._directions = self._routed(paths, n_threads)
         X = np.ascontiguousarray(X)  # a pair walk reads a row's features together
         row_values = out[0].size
         out_of_memory = np.zeros(1, dtype=np.intc)
         for chunk_start in plan.chunks:
             paths.explain_pairs(
-                X, self._background, chunk_start, out,
+                X, self._directions, self.n_background, chunk_start, out,
                 np.zeros((len(chunk_start) - 2, len(X), row_values)),
                 n_threads, out_of_memory,
             )  # fmt: skip
             _check_memory(out_of_memory)
         out /= self.n_background
 
-    def _pairs_pay(self, paths, plan: _Plan, n_rows: int) -> bool:
+    def _pairs_pay(self, plan: _Plan, n_rows: int) -> bool:
         """Whether pair walks cost the rows less than building the tables.
 
         Only for Shapley values whose tables are rebuilt at each call (they
@@ -228,13 +240,33 @@ class Background:
         leaves; a build walks the background through every node, then
         fills each leaf's table.
         """
-        if plan is not self._plan or self._kept is not None or self._max_bits > 64:
+        if plan is not self._plan or not self._pairs_possible():
             return False
         n_trees = len(self._roots) - 1
         return (
             n_rows <= _MAX_PAIR_ROWS
             and n_rows * n_trees * self._max_depth * _PAIR_NODES <= len(self._bit)
         )
+
+    def _pairs_possible(self) -> bool:
+        """Whether a few rows may take pair walks instead of rebuilt tables.
+
+        The tables are not kept, the paths' masks take one word, and the
+        background's directions at every node fit their budget.
+        """
+        words = -(-self.n_background // 64)
+        return (
+            self._kept is None
+            and self._max_bits <= 64
+            and 8 * words * len(self._bit) <= _DIRECTIONS_BUDGET_BYTES
+        )
+
+    def _routed(self, paths, n_threads: int) -> np.ndarray:
+        """The background rows going left at each node, as bitsets."""
+        words = -(-self.n_background // 64)
+        directions = np.empty((len(self._bit), words), dtype=np.uint64)
+        paths.route_background(self._background, directions, n_threads)
+        return directions
 
     @staticmethod
     def _fitting_block(paths, block: int, row_values: int) -> int:

@@ -755,6 +755,7 @@ cdef struct _Pairs:
     # walk, the split being walked and the set of background rows that
     # reach it.
     Py_ssize_t words                # words of a set of background rows
+    const uint64_t *directions      # per node, the rows going left (words,)
     uint64_t *reach                 # (levels + 1, words): the rows reaching it
     uint64_t *left                  # (levels, words): those of them going left
     uint64_t *saved                 # (levels, words): its player's failures
@@ -805,24 +806,16 @@ cdef Py_ssize_t _pairs_layout(
 
 
 cdef inline void _pair_route(
-    const _Paths *paths, _Pairs *pairs, Py_ssize_t depth, const double *x,
-    const double *ZT, Py_ssize_t n_background,
+    const _Paths *paths, _Pairs *pairs, Py_ssize_t depth, const double *x
 ) noexcept nogil:
     """Route the row and the background rows reaching the level's split."""
-    cdef Py_ssize_t node = pairs.nodes[depth], w, z
-    cdef const uint64_t *reach = pairs.reach + depth * pairs.words
-    cdef uint64_t *left = pairs.left + depth * pairs.words
-    cdef const double *column = ZT + paths.feature[node] * n_background
-    cdef uint64_t bits, went
+    cdef Py_ssize_t node = pairs.nodes[depth], words = pairs.words, w
+    cdef const uint64_t *reach = pairs.reach + depth * words
+    cdef const uint64_t *went_left = pairs.directions + node * words
+    cdef uint64_t *left = pairs.left + depth * words
     pairs.x_left[depth] = goes_left(&paths.routing, node, x[paths.feature[node]])
-    for w in range(pairs.words):
-        bits, went = reach[w], 0
-        while bits:
-            z = sks_lowest_bit(bits)
-            if goes_left(&paths.routing, node, column[w * 64 + z]):
-                went |= (<uint64_t> 1) << z
-            bits &= bits - 1
-        left[w] = went
+    for w in range(words):
+        left[w] = reach[w] & went_left[w]
 
 
 cdef inline bint _pair_enter(
@@ -914,8 +907,8 @@ cdef void _pair_leaf(
 
 
 cdef void _pair_tree(
-    const _Paths *paths, _Pairs *pairs, const double *x, const double *ZT,
-    Py_ssize_t n_background, Py_ssize_t tree, double *phi,
+    const _Paths *paths, _Pairs *pairs, const double *x, Py_ssize_t n_background,
+    Py_ssize_t tree, double *phi,
 ) noexcept nogil:
     """Add one row's values over ``tree`` to ``phi``, with the whole background.
 
@@ -940,7 +933,7 @@ cdef void _pair_tree(
     while True:
         if paths.left[node] >= 0:
             pairs.nodes[depth] = node
-            _pair_route(paths, pairs, depth, x, ZT, n_background)
+            _pair_route(paths, pairs, depth, x)
             if _pair_enter(paths, pairs, depth, 0):
                 node = paths.left[node]
                 depth += 1
@@ -964,7 +957,7 @@ cdef void _pair_tree(
 
 
 cdef void _pair_trees(
-    const _Paths *paths, char *state, const double *x, const double *ZT,
+    const _Paths *paths, char *state, const uint64_t *directions, const double *x,
     Py_ssize_t n_background, Py_ssize_t tree_begin, Py_ssize_t tree_end,
     double *phi,
 ) noexcept nogil:
@@ -976,13 +969,14 @@ cdef void _pair_trees(
     cdef _Pairs pairs
     cdef Py_ssize_t tree
     _pairs_layout(&pairs, state, paths, n_background)
+    pairs.directions = directions
     for tree in range(tree_begin, tree_end):
-        _pair_tree(paths, &pairs, x, ZT, n_background, tree, phi)
+        _pair_tree(paths, &pairs, x, n_background, tree, phi)
 
 
 cdef void _explain_pairs(
     const _Paths *paths, const double *X, Py_ssize_t n_samples,
-    Py_ssize_t n_features, const double *ZT, Py_ssize_t n_background,
+    Py_ssize_t n_features, const uint64_t *directions, Py_ssize_t n_background,
     const Py_ssize_t[::1] chunk_start, double *values, double *partials,
     Py_ssize_t row_values, int n_threads, int[::1] out_of_memory,
 ) noexcept:
@@ -1006,7 +1000,7 @@ cdef void _explain_pairs(
             row = item // n_chunks
             c = item % n_chunks
             _pair_trees(
-                paths, state, X + row * n_features, ZT, n_background,
+                paths, state, directions, X + row * n_features, n_background,
                 chunk_start[c], chunk_start[c + 1],
                 item_values(row, c, n_samples, row_values, values, partials),
             )
@@ -1136,21 +1130,49 @@ cdef class Paths:
             free(R)
             free(sort)
 
+    def route_background(
+        self, const double[:, ::1] ZT, uint64_t[:, ::1] directions, int n_threads
+    ):
+        """Fill ``directions[node]`` with the background rows going left there.
+
+        ``ZT`` is the validated background, transposed (n_features,
+        n_background); ``directions`` has shape (n_nodes, (n_background +
+        63) // 64), bit ``z % 64`` of word ``z // 64`` for row ``z``; a
+        leaf's words are zero. Read by :meth:`explain_pairs`.
+        """
+        cdef const _Paths *paths = &self.paths
+        cdef Py_ssize_t n_nodes = self.left.shape[0], n_background = ZT.shape[1]
+        cdef Py_ssize_t node, z
+        cdef const double *column
+        if directions.shape[0] != n_nodes or directions.shape[1] != (n_background + 63) // 64:
+            raise ValueError("directions must have shape (n_nodes, words).")
+        if n_background == 0:
+            return
+        with nogil:
+            for node in prange(n_nodes, num_threads=n_threads, schedule="static"):
+                memset(&directions[node, 0], 0, directions.shape[1] * sizeof(uint64_t))
+                if paths.left[node] < 0:
+                    continue
+                column = &ZT[0, 0] + paths.feature[node] * n_background
+                for z in range(n_background):
+                    if goes_left(&paths.routing, node, column[z]):
+                        directions[node, z >> 6] |= (<uint64_t> 1) << (z & 63)
+
     def explain_pairs(
-        self, const double[:, ::1] X, const double[:, ::1] ZT,
-        const Py_ssize_t[::1] chunk_start, out, partials, int n_threads,
-        int[::1] out_of_memory,
+        self, const double[:, ::1] X, const uint64_t[:, ::1] directions,
+        Py_ssize_t n_background, const Py_ssize_t[::1] chunk_start, out, partials,
+        int n_threads, int[::1] out_of_memory,
     ):
         """Add each row's values, times ``n_background``, to ``out`` by pair walks.
 
         The values of :meth:`explain`, bit for bit, without its tables or
         masks: each row of ``X`` (n_samples, n_features) walks each tree
-        with the set of background rows of ``ZT`` (the validated background,
-        transposed: (n_features, n_background)) that reach each node with it
-        (see :func:`_pair_tree`). Paths of at most 64 players only. ``out``
-        has shape (n_samples, n_outputs, n_players); ``partials`` (zero,
-        (n_chunks - 1, n_samples, row_values)) takes the sums of chunk
-        ``c > 0``.
+        with the set of background rows that reach each node with it (see
+        :func:`_pair_tree`), routed by ``directions`` (from
+        :meth:`route_background`). Paths of at most 64 players only.
+        ``out`` has shape (n_samples, n_outputs, n_players); ``partials``
+        (zero, (n_chunks - 1, n_samples, row_values)) takes the sums of
+        chunk ``c > 0``.
         """
         cdef double[::1] flat = out.reshape(-1)
         cdef double[::1] sums = partials.reshape(-1)
@@ -1158,16 +1180,19 @@ cdef class Paths:
         cdef Py_ssize_t row_values = flat.shape[0] // n_samples if n_samples else 0
         if self.paths.max_bits > 64:
             raise ValueError("Pair walks take paths of at most 64 players.")
-        if X.shape[1] != ZT.shape[0]:
-            raise ValueError("X and ZT must have the same features.")
-        if n_samples == 0 or ZT.shape[1] == 0:
+        if (
+            directions.shape[0] != self.left.shape[0]
+            or directions.shape[1] != (n_background + 63) // 64
+        ):
+            raise ValueError("directions must have shape (n_nodes, words).")
+        if n_samples == 0 or n_background == 0:
             return
         if sums.shape[0] != (n_chunks - 1) * n_samples * row_values:
             raise ValueError("partials must hold the sums of every chunk but the first.")
         _explain_pairs(
-            &self.paths, &X[0, 0], n_samples, X.shape[1], &ZT[0, 0], ZT.shape[1],
-            chunk_start, &flat[0], &sums[0] if sums.shape[0] else NULL, row_values,
-            n_threads, out_of_memory,
+            &self.paths, &X[0, 0], n_samples, X.shape[1], &directions[0, 0],
+            n_background, chunk_start, &flat[0], &sums[0] if sums.shape[0] else NULL,
+            row_values, n_threads, out_of_memory,
         )
 
     def explain(
