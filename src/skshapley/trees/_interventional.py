@@ -38,20 +38,21 @@ _TABLE_BUDGET_BYTES = 2**28
 # of a deep forest instead would cost more than it saves.
 _MAX_TABLE_BITS = 14
 
-# When tables are rebuilt at each call, a few rows walk each tree with each
-# background row instead (Background._pairs_pay): if rows * trees * depth *
+# When tables are rebuilt at each call, a few rows walk each tree with the
+# background rows instead (Background._pairs_pay): if rows * trees * depth *
 # _PAIR_NODES is at most the nodes, and at most _MAX_PAIR_ROWS rows. Measured
 # (one thread, 200 and 1,000 background rows), pair walks stay cheaper up
-# to 42 rows on 100 trees of depth 12, 37-61 on 50 extra trees of depth 14,
-# 54-66 on 10 trees of depth 34 and 8-12 on XGBoost's 1,000 of depth 8; the
-# rule picks them up to 46, 32, 32 and 3 rows.
-_PAIR_NODES = 8
-_MAX_PAIR_ROWS = 32
+# to about 70 rows on 100 trees of depth 12, 96 on 50 extra trees of depth
+# 14, 150-170 on 10 trees of depth 34 and 17-22 on XGBoost's 1,000 of
+# depth 8; the rule picks them up to 64, 64, 64 and 6 rows.
+_PAIR_NODES = 4
+_MAX_PAIR_ROWS = 64
 
 # Pair walks read each background row's side at each node from bitsets,
-# routed at their first call and kept (n_nodes * n_background / 8 bytes):
+# routed at fit (after a pickle, at the first call) and kept (n_nodes *
+# n_background / 8 bytes):
 # if they take at most this.
-_DIRECTIONS_BUDGET_BYTES = 2**26
+_DIRECTIONS_BUDGET_BYTES = 2**27
 
 # Rows walked together: a leaf's table serves the whole block while it is in
 # cache. Fewer when one thread's scratch would exceed
