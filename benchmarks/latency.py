@@ -50,7 +50,8 @@ after them are explained (1 and 10), by skshapley's
 shap's ``TreeExplainer(model, Independent(background, max_samples=200),
 feature_perturbation="interventional")`` and FastTreeSHAP's, at 1 and
 ``--threads`` threads, with no targets. The forest's background tables exceed
-what skshapley keeps from ``fit``: its few rows take pair walks instead of
+what skshapley keeps from ``fit``: its few rows take pair walks (one walk
+per tree with the background rows that reach each node) instead of
 rebuilding them; the boosted model's are kept.
 
 Run it from the repository root, in an environment where skshapley is

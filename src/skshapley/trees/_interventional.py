@@ -8,8 +8,9 @@ through each leaf's counts of failure masks (see its docstring). Here the
 counts become tables: built at ``fit`` and kept when they fit
 ``_TABLE_BUDGET_BYTES``, so that explaining costs rows only; otherwise
 rebuilt at each call, a batch of trees at a time, from the kept background,
-unless the call has few rows: each then walks each tree with each background
-row (``Paths.explain_pairs``), which gives the same bits.
+unless the call has few rows: each then walks each tree with the background
+rows that reach each node with it (``Paths.explain_pairs``), which gives the
+same bits.
 Interaction values have tables of their own, built at the first call and
 kept the same way (and left out of pickles, which rebuild them).
 """
@@ -236,10 +237,10 @@ class Background:
         """Whether pair walks cost the rows less than building the tables.
 
         Only for Shapley values whose tables are rebuilt at each call (they
-        exceed ``_TABLE_BUDGET_BYTES``), on paths of at most 64 players. A
-        pair walk of a row and a background row reaches a few of a tree's
-        leaves; a build walks the background through every node, then
-        fills each leaf's table.
+        exceed ``_TABLE_BUDGET_BYTES``; see :meth:`_pairs_possible`). A row's
+        walk reaches the nodes where some background row goes with it, a
+        small part of each tree; a build walks the whole background through
+        every node, then fills each leaf's table.
         """
         if plan is not self._plan or not self._pairs_possible():
             return False

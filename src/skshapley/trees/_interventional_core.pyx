@@ -29,8 +29,9 @@ bit-identical. Values are summed over the background, not averaged: the
 caller divides by its size once.
 
 A few rows may skip the tables and masks (:func:`_pair_tree`): each walks
-each tree with each background row and counts them at the leaves it
-reaches, the same exact integers, summed in the same order.
+each tree once with the set of background rows that reach each node with
+it, and counts them at each leaf: the same exact integers, summed in the
+same order.
 
 Interaction values sum closed-form terms over the masks ``c ⊆ A`` (see
 :func:`_add_pair_terms`), each distinct mask once, weighted by its count:
