@@ -99,13 +99,11 @@ def _oracle_scale(model, background):
     return 1e-12 * np.abs(_raw(model)(background)).max()
 
 
-def test_one_row_equals_the_definition(fitted):
+def _rows_equal_the_definition(explainer, model, background, rows):
     # The independent oracle: the model's own predictions on every hybrid
     # of the row and each background row, and Shapley's formula over them.
-    model, background, _, rows = fitted
-    two_threads = _explainer(model, background, 2)
     for i in (0, len(rows) - 7, len(rows) - 3, len(rows) - 1):
-        phi = two_threads.explain(rows[i : i + 1]).to_numpy()
+        phi = explainer.explain(rows[i : i + 1]).to_numpy()
         expected = interventional_shapley(_raw(model), rows[i], background)
         np.testing.assert_allclose(
             phi.reshape(-1, N_FEATURES),
@@ -113,6 +111,12 @@ def test_one_row_equals_the_definition(fitted):
             rtol=0,
             atol=_oracle_scale(model, background),
         )
+
+
+def test_one_row_equals_the_definition(fitted):
+    model, background, _, rows = fitted
+    two_threads = _explainer(model, background, 2)
+    _rows_equal_the_definition(two_threads, model, background, rows)
 
 
 def test_one_row_interactions_equal_the_definition(fitted):
@@ -288,15 +292,7 @@ def test_pair_walks_equal_the_definition(fitted, monkeypatch):
     monkeypatch.setattr(_interventional, "_PAIR_NODES", 0)
     explainer = _explainer(model, background, 2)
     _forbid_tables(monkeypatch)
-    for i in (0, len(rows) - 7, len(rows) - 3, len(rows) - 1):
-        phi = explainer.explain(rows[i : i + 1]).to_numpy()
-        expected = interventional_shapley(_raw(model), rows[i], background)
-        np.testing.assert_allclose(
-            phi.reshape(-1, N_FEATURES),
-            expected.T,
-            rtol=0,
-            atol=_oracle_scale(model, background),
-        )
+    _rows_equal_the_definition(explainer, model, background, rows)
 
 
 def test_when_pair_walks_are_taken(monkeypatch):
