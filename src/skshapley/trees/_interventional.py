@@ -49,10 +49,9 @@ _MAX_TABLE_BITS = 14
 _PAIR_NODES = 4
 _MAX_PAIR_ROWS = 64
 
-# Pair walks read each background row's side at each node from bitsets,
-# routed at fit (after a pickle, at the first call) and kept (n_nodes *
-# n_background / 8 bytes):
-# if they take at most this.
+# Pair walks read each background row's side at each node from bitsets
+# (n_nodes * n_background / 8 bytes), routed at fit (after a pickle, at the
+# first call) and kept, if they take at most this.
 _DIRECTIONS_BUDGET_BYTES = 2**27
 
 # Rows walked together: a leaf's table serves the whole block while it is in

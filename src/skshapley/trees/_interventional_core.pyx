@@ -861,7 +861,9 @@ cdef inline bint _pair_enter(
     return any_row != 0
 
 
-cdef inline void _pair_leave(const _Paths *paths, _Pairs *pairs, Py_ssize_t depth) noexcept nogil:
+cdef inline void _pair_leave(
+    const _Paths *paths, _Pairs *pairs, Py_ssize_t depth
+) noexcept nogil:
     """Undo what entering the level's side did to the players' failures."""
     cdef Py_ssize_t words = pairs.words
     if pairs.changed[depth]:
@@ -1145,13 +1147,16 @@ cdef class Paths:
         cdef Py_ssize_t n_nodes = self.left.shape[0], n_background = ZT.shape[1]
         cdef Py_ssize_t node, z
         cdef const double *column
-        if directions.shape[0] != n_nodes or directions.shape[1] != (n_background + 63) // 64:
+        if (
+            directions.shape[0] != n_nodes
+            or directions.shape[1] != (n_background + 63) // 64
+        ):
             raise ValueError("directions must have shape (n_nodes, words).")
         if n_background == 0:
             return
         with nogil:
             for node in prange(n_nodes, num_threads=n_threads, schedule="static"):
-                memset(&directions[node, 0], 0, directions.shape[1] * sizeof(uint64_t))
+                memset(&directions[node, 0], 0, directions.shape[1] * 8)
                 if paths.left[node] < 0:
                     continue
                 column = &ZT[0, 0] + paths.feature[node] * n_background
