@@ -3,7 +3,10 @@
 Rows (and background rows) sit exactly on the parsed thresholds, one unit in
 the last place on either side, and between a float64 threshold and its
 float32 rounding, where a wrong comparison or cast sends them the other way.
-The oracle is the model's own ``predict`` on all hybrid rows.
+The oracle is the model's own ``predict`` on all hybrid rows. Each test
+runs twice: through the tables, and through pair walks (the tables then
+rebuilt at each call, and a few rows walked with the background's
+directions routed at ``fit``).
 """
 
 import numpy as np
@@ -13,6 +16,7 @@ from sklearn.datasets import make_regression
 from sklearn.ensemble import HistGradientBoostingRegressor, RandomForestRegressor
 
 from skshapley import TreeExplainer
+from skshapley.trees import _interventional
 
 # As in test_interventional.py: a few hundred roundings of the output scale.
 RTOL = 1e-12
@@ -37,6 +41,20 @@ def rows_around_thresholds(ensemble, base, n_rows, seed=0):
     return rows
 
 
+@pytest.fixture(params=["tables", "pair walks"])
+def path(request, monkeypatch):
+    """The interventional path the tests' explainers take."""
+    if request.param == "pair walks":
+        monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", 0)
+        monkeypatch.setattr(_interventional, "_PAIR_NODES", 0)
+
+        def built(*args, **kwargs):
+            raise AssertionError("a pair walk builds no tables")
+
+        monkeypatch.setattr(_interventional.Background, "_built", built)
+    return request.param
+
+
 def model_and_data(model):
     X, y = make_regression(300, 5, n_informative=5, random_state=0)
     # Not rounded to float32: thresholds fall between float32 values.
@@ -51,7 +69,7 @@ def model_and_data(model):
     ],
     ids=["float32 comparisons", "float64 comparisons"],
 )
-def test_rows_on_and_near_thresholds(model):
+def test_rows_on_and_near_thresholds(model, path):
     model, X = model_and_data(model)
     explainer = TreeExplainer(model, feature_perturbation="interventional").fit(X[:5])
     ensemble = explainer.ensemble_
@@ -65,7 +83,7 @@ def test_rows_on_and_near_thresholds(model):
         np.testing.assert_allclose(phi[r], expected[:, 0], rtol=0, atol=RTOL * scale)
 
 
-def test_xgboost_rows_between_float32_and_float64():
+def test_xgboost_rows_between_float32_and_float64(path):
     xgb = pytest.importorskip("xgboost")
     X, y = make_regression(300, 5, n_informative=5, random_state=0)
     model = xgb.XGBRegressor(n_estimators=5, max_depth=3, tree_method="hist")
@@ -85,3 +103,32 @@ def test_xgboost_rows_between_float32_and_float64():
             background,
         )
         np.testing.assert_allclose(phi[r], expected[:, 0], rtol=0, atol=1e-5 * scale)
+
+
+def test_lightgbm_zero_as_missing_and_categories(path):
+    # LightGBM's own rules: |x| <= kZeroThreshold is missing where the split
+    # says so, categories by bitset (unseen ones go right), NaN by the
+    # split's default side; rows and background rows exactly on them.
+    lgb = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 4))
+    X[:, 0] = rng.integers(0, 6, size=400)
+    X[::5, 1] = 0.0
+    X[::7, 2] = np.nan
+    y = X[:, 0] % 2 + X[:, 1] - np.nan_to_num(X[:, 2]) + 0.3 * X[:, 3]
+    model = lgb.LGBMRegressor(
+        n_estimators=6, num_leaves=8, zero_as_missing=True, verbose=-1
+    ).fit(X, y, categorical_feature=[0])
+    edge = np.array(
+        [[7.0, 0.0, np.nan, 0.1], [2.0, 1e-40, 0.5, np.nan], [3.0, -0.0, 0.0, 0.0]]
+    )
+    background = np.vstack([X[:20], edge])
+    rows = np.vstack([edge, X[300:302]])
+    explainer = TreeExplainer(model, feature_perturbation="interventional")
+    phi = explainer.fit(background).explain(rows).to_numpy()
+    scale = np.abs(model.predict(background, raw_score=True)).max()
+    for r in range(len(rows)):
+        expected = interventional_shapley(
+            lambda hybrid: model.predict(hybrid, raw_score=True), rows[r], background
+        )
+        np.testing.assert_allclose(phi[r], expected[:, 0], rtol=0, atol=RTOL * scale)
