@@ -42,16 +42,12 @@ def rows_around_thresholds(ensemble, base, n_rows, seed=0):
 
 
 @pytest.fixture(params=["tables", "pair walks"])
-def path(request, monkeypatch):
+def path(request, monkeypatch, forbid_table_builds):
     """The interventional path the tests' explainers take."""
     if request.param == "pair walks":
         monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", 0)
         monkeypatch.setattr(_interventional, "_PAIR_NODES", 0)
-
-        def built(*args, **kwargs):
-            raise AssertionError("a pair walk builds no tables")
-
-        monkeypatch.setattr(_interventional.Background, "_built", built)
+        forbid_table_builds()
     return request.param
 
 

@@ -254,14 +254,9 @@ def test_chunk_sums_beyond_the_scratch_fall_back_to_blocks(monkeypatch, spread):
     assert spread == [False]
 
 
-def _forbid_tables(monkeypatch):
-    def built(*args, **kwargs):
-        raise AssertionError("a pair walk builds no tables")
-
-    monkeypatch.setattr(_interventional.Background, "_built", built)
-
-
-def test_pair_walks_give_the_bits_of_the_tables(fitted, monkeypatch):
+def test_pair_walks_give_the_bits_of_the_tables(
+    fitted, monkeypatch, forbid_table_builds
+):
     # Tables beyond the budget are rebuilt at each call, a tree at a time
     # (chunks of one tree: partial sums everywhere). A few rows then walk
     # each tree with each background row instead: the same exact counts,
@@ -276,7 +271,7 @@ def test_pair_walks_give_the_bits_of_the_tables(fitted, monkeypatch):
     tables = one.explain(rows).to_numpy()
     monkeypatch.setattr(_interventional, "_MAX_PAIR_ROWS", len(rows))
     monkeypatch.setattr(_interventional, "_PAIR_NODES", 0)
-    _forbid_tables(monkeypatch)
+    forbid_table_builds()
     np.testing.assert_array_equal(two.explain(rows).to_numpy(), tables)
     _same_values_alone_and_together(
         lambda X: one.explain(X).to_numpy(),
@@ -286,12 +281,12 @@ def test_pair_walks_give_the_bits_of_the_tables(fitted, monkeypatch):
     )
 
 
-def test_pair_walks_equal_the_definition(fitted, monkeypatch):
+def test_pair_walks_equal_the_definition(fitted, monkeypatch, forbid_table_builds):
     model, background, _, rows = fitted
     monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", 0)
     monkeypatch.setattr(_interventional, "_PAIR_NODES", 0)
     explainer = _explainer(model, background, 2)
-    _forbid_tables(monkeypatch)
+    forbid_table_builds()
     _rows_equal_the_definition(explainer, model, background, rows)
 
 
@@ -324,7 +319,7 @@ def test_when_pair_walks_are_taken(monkeypatch):
     assert not over._pairs_pay(over._plan, 1)
 
 
-def test_pair_walks_after_a_pickle(monkeypatch):
+def test_pair_walks_after_a_pickle(monkeypatch, forbid_table_builds):
     # Pickles leave the directions out; the first pair walk routes them again.
     model, X = forest()
     monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", 0)
@@ -334,6 +329,6 @@ def test_pair_walks_after_a_pickle(monkeypatch):
     expected = explainer.explain(rows).to_numpy()
     copy = pickle.loads(pickle.dumps(explainer))
     assert copy._background._directions is None
-    _forbid_tables(monkeypatch)
+    forbid_table_builds()
     np.testing.assert_array_equal(copy.explain(rows).to_numpy(), expected)
     assert copy._background._directions is not None
