@@ -7,9 +7,10 @@
 # through the chunks one after another.
 
 cdef enum:
-    # The chunks' sums of a few rows may take this many doubles (32 MiB), or
-    # as much as the threads' scratch; beyond, each block (or row) runs on
-    # one thread.
+    # The chunks' sums of a few rows may take this many doubles (32 MiB)
+    # (_tree_core's: or as much as its threads' scratch); beyond, each block
+    # (or row) runs on one thread. The interventional kernel's bound is its
+    # threads' scratch alone (_interventional.Background._explain).
     MAX_PARTIAL_VALUES = 4194304  # 2**22
 
 
