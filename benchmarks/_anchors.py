@@ -140,6 +140,14 @@ def shap_method():
     return method, None
 
 
+def import_shap():
+    """The shap module, or None."""
+    try:
+        return importlib.import_module("shap")
+    except ImportError:
+        return None
+
+
 def import_fasttreeshap():
     """The FastTreeSHAP module (``fasttreeshap-fixed`` or the original), or None."""
     for name in ("fasttreeshap_fixed", "fasttreeshap"):
@@ -393,10 +401,7 @@ def interventional_methods():
     methods = [
         Method("skshapley interventional", prepare_skshapley, True, scalable=False)
     ]
-    try:
-        shap = importlib.import_module("shap")
-    except ImportError:
-        shap = None
+    shap = import_shap()
     if shap is not None:
 
         def prepare_shap(pair, n_jobs):

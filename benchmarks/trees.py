@@ -128,7 +128,6 @@ same ``--repeat``, scaling and peak-memory notes as the interaction runs.
 
 import argparse
 import dataclasses
-import importlib
 import os
 import sys
 import time
@@ -145,6 +144,7 @@ from _anchors import (
     booster_library,
     efficiency_residual,
     import_fasttreeshap,
+    import_shap,
     interventional_methods,
     machine,
     xgboost_predict,
@@ -353,10 +353,7 @@ def interaction_methods(libraries):
         return explain
 
     methods = [Method("skshapley interactions", prepare_skshapley, threaded=True)]
-    try:
-        shap = importlib.import_module("shap")
-    except ImportError:
-        shap = None
+    shap = import_shap()
     if shap is not None:
 
         def prepare_shap(model, n_jobs):
