@@ -23,7 +23,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.tree import DecisionTreeRegressor
 
-from skshapley import ProductKernelExplainer, TreeExplainer
+from skshapley import ProductKernelExplainer, TreeExplainer, _frames
 
 FEATURES = ["a", "b", "c", "d"]
 
@@ -262,7 +262,71 @@ def test_clone_pickle_and_copies_explain_as_the_original():
     pd.testing.assert_frame_equal(explainer.explain(X), expected)
 
 
-def test_results_are_independent_of_each_other():
+@pytest.fixture(params=["blocks", "DataFrame"])
+def constructor(request, monkeypatch):
+    """Frames built by pandas 3's block constructor, or by ``pandas.DataFrame``
+    (the older pandas' path, taken when the first is missing)."""
+    if request.param == "blocks" and _frames.create_dataframe_from_blocks is None:
+        pytest.skip("pandas < 3 has no create_dataframe_from_blocks")
+    if request.param == "DataFrame":
+        monkeypatch.setattr(_frames, "create_dataframe_from_blocks", None)
+    return request.param
+
+
+def test_pandas_3_takes_the_block_constructor():
+    # Else the "blocks" cases below would be skipped where they matter.
+    major = int(pd.__version__.split(".")[0])
+    assert (_frames.create_dataframe_from_blocks is not None) == (major >= 3)
+
+
+def classifier():
+    X, y = data()
+    model = RandomForestClassifier(n_estimators=3, max_depth=3, random_state=0)
+    return model.fit(X, np.digitize(y, [-1, 1]))
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        pd.RangeIndex(7),
+        pd.Index(["q", "p", "q", None, "r", "a", "b"], name="id"),
+        pd.date_range("2024-01-01", periods=7, tz="UTC", name="when"),
+    ],
+)
+def test_block_frames_are_those_of_the_dataframe_constructor(monkeypatch, index):
+    # The oracle: pandas.DataFrame on the same values, the older pandas' path.
+    X = rows().set_axis(index)
+    explainers = [
+        TreeExplainer(tree(), n_jobs=1).fit(),
+        TreeExplainer(classifier(), n_jobs=1).fit(),
+        ProductKernelExplainer(KernelRidge(kernel="rbf").fit(*data())).fit(),
+    ]
+    for explainer in explainers:
+        outputs = explainer.output_names_
+        columns = (
+            pd.Index(FEATURES)
+            if len(outputs) == 1
+            else pd.MultiIndex.from_product(
+                [outputs, FEATURES], names=["output", "feature"]
+            )
+        )
+        for frame in (X, X.iloc[:0], X.iloc[2:3]):
+            calls = [
+                lambda: explainer.explain(frame),
+                lambda: explainer.explain(frame, output=outputs[-1]),
+            ]
+            for call in calls:
+                phi = call()
+                with monkeypatch.context() as patch:
+                    patch.setattr(_frames, "create_dataframe_from_blocks", None)
+                    expected = call()
+                pd.testing.assert_frame_equal(phi, expected, check_exact=True)
+                assert phi.attrs == expected.attrs
+            pd.testing.assert_index_equal(phi.index, frame.index, exact=True)
+            pd.testing.assert_index_equal(explainer.explain(frame).columns, columns)
+
+
+def test_results_are_independent_of_each_other(constructor):
     explainer = TreeExplainer(tree(), n_jobs=1).fit()
     X = rows()
     first, second = explainer.explain(X), explainer.explain(X)
@@ -279,10 +343,8 @@ def test_results_are_independent_of_each_other():
     np.testing.assert_array_equal(third.to_numpy(), second.to_numpy())
 
 
-def test_results_of_several_outputs_are_independent():
-    X, y = data()
-    model = RandomForestClassifier(n_estimators=3, max_depth=3, random_state=0)
-    model.fit(X, np.digitize(y, [-1, 1]))
+def test_results_of_several_outputs_are_independent(constructor):
+    model = classifier()
     explainer = TreeExplainer(model, n_jobs=1).fit()
     first = explainer.explain(rows())
     first.columns.names = ["x", "y"]

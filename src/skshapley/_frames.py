@@ -6,10 +6,22 @@ values, the player level of their rows. Building those indexes costs more
 than explaining one row, so :class:`FrameLayout` builds them once; each
 frame gets its own view of them, so that renaming one frame's axes changes
 no other frame.
+
+The values are wrapped, not copied, as one float64 block. With pandas 3,
+through ``pandas.api.internals.create_dataframe_from_blocks``, the public
+constructor for arrays laid out as pandas keeps them (pyarrow's
+``to_pandas`` uses it): about 5 µs less than ``pandas.DataFrame``, whose
+type checks of its input are a fifth of a one-row call. Older pandas
+take ``pandas.DataFrame``; both give equal frames.
 """
 
 import numpy as np
 import pandas as pd
+
+try:  # pandas >= 3.0
+    from pandas.api.internals import create_dataframe_from_blocks
+except ImportError:
+    create_dataframe_from_blocks = None
 
 
 def default_index(n_rows: int) -> pd.RangeIndex:
@@ -38,6 +50,8 @@ class FrameLayout:
         self._players = pd.Index(list(players))
         self._outputs = list(outputs)
         self._by_output = None
+        # The block's placement: its rows are the frame's columns, in order.
+        self._placement = {}
         # The player level of interaction rows, as MultiIndex.from_product
         # factorizes it (sorted where the names sort), and each player's code.
         level = pd.MultiIndex.from_product([list(players)])
@@ -61,8 +75,17 @@ class FrameLayout:
         """A DataFrame of ``values`` (n_samples, n_outputs, n_players), not copied."""
         n_samples, n_outputs, n_players = values.shape
         flat = values.reshape(n_samples, n_outputs * n_players)
-        return pd.DataFrame(
-            flat, index=index, columns=self.columns(n_outputs), copy=False
+        columns = self.columns(n_outputs)
+        if create_dataframe_from_blocks is None:
+            return pd.DataFrame(flat, index=index, columns=columns, copy=False)
+        placement = self._placement.get(n_outputs)
+        if placement is None:
+            placement = np.arange(flat.shape[1])
+            placement.flags.writeable = False  # shared by the frames
+            self._placement[n_outputs] = placement
+        # A block holds its columns as rows: (columns, samples).
+        return create_dataframe_from_blocks(
+            [(flat.T, placement)], index=index, columns=columns
         )
 
     def interaction_rows(self, index: pd.Index) -> pd.MultiIndex:
