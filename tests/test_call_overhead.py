@@ -311,15 +311,11 @@ def test_block_frames_are_those_of_the_dataframe_constructor(monkeypatch, index)
             )
         )
         for frame in (X, X.iloc[:0], X.iloc[2:3]):
-            calls = [
-                lambda: explainer.explain(frame),
-                lambda: explainer.explain(frame, output=outputs[-1]),
-            ]
-            for call in calls:
-                phi = call()
+            for output in (None, outputs[-1]):
+                phi = explainer.explain(frame, output=output)
                 with monkeypatch.context() as patch:
                     patch.setattr(_frames, "create_dataframe_from_blocks", None)
-                    expected = call()
+                    expected = explainer.explain(frame, output=output)
                 pd.testing.assert_frame_equal(phi, expected, check_exact=True)
                 assert phi.attrs == expected.attrs
             pd.testing.assert_index_equal(phi.index, frame.index, exact=True)
