@@ -58,7 +58,9 @@ static inline void lanes_route(double *restrict went_left, const double *restric
 }
 
 /* An edge's terms, loops over the quadrature points, written once for both
- * walks (a block's and one sample's), so that they give the same bits. */
+ * walks (a block's and one sample's), so that they give the same bits. The
+ * points are t, their complements 1 - t are u (computed once per tree) and
+ * the weights w. */
 
 /* The edge followed (A stays 1): the new 1/f and g, g's weighted change, and
  * the factor that takes G to the child's. */
@@ -66,13 +68,13 @@ static inline void points_follow(double *restrict factor, double *restrict chang
                                  double *restrict reciprocal, double *restrict g,
                                  const double *restrict old_reciprocal,
                                  const double *restrict old_g, const double *restrict t,
-                                 const double *restrict w, double new_cover,
-                                 ptrdiff_t m) {
+                                 const double *restrict u, const double *restrict w,
+                                 double new_cover, ptrdiff_t m) {
     for (ptrdiff_t k = 0; k < m; k++) {
-        reciprocal[k] = 1.0 / ((1.0 - t[k]) * new_cover + t[k]);
+        reciprocal[k] = 1.0 / (u[k] * new_cover + t[k]);
         g[k] = (1.0 - new_cover) * reciprocal[k];
         change[k] = w[k] * (g[k] - old_g[k]);
-        factor[k] = ((1.0 - t[k]) * new_cover + t[k]) * old_reciprocal[k];
+        factor[k] = (u[k] * new_cover + t[k]) * old_reciprocal[k];
     }
 }
 
@@ -80,11 +82,11 @@ static inline void points_follow(double *restrict factor, double *restrict chang
 static inline void points_leave(double *restrict factor, double *restrict change,
                                 const double *restrict old_reciprocal,
                                 const double *restrict old_g,
-                                const double *restrict leave_g, const double *restrict t,
+                                const double *restrict leave_g, const double *restrict u,
                                 const double *restrict w, double new_cover, ptrdiff_t m) {
     for (ptrdiff_t k = 0; k < m; k++) {
         change[k] = w[k] * (leave_g[k] - old_g[k]);
-        factor[k] = (1.0 - t[k]) * new_cover * old_reciprocal[k];
+        factor[k] = u[k] * new_cover * old_reciprocal[k];
     }
 }
 

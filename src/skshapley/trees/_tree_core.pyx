@@ -82,11 +82,11 @@ cdef extern from "_lanes.h" nogil:
     void points_follow(
         double *factor, double *change, double *reciprocal, double *g,
         const double *old_reciprocal, const double *old_g, const double *t,
-        const double *w, double new_cover, Py_ssize_t m
+        const double *u, const double *w, double new_cover, Py_ssize_t m
     )
     void points_leave(
         double *factor, double *change, const double *old_reciprocal,
-        const double *old_g, const double *leave_g, const double *t, const double *w,
+        const double *old_g, const double *leave_g, const double *u, const double *w,
         double new_cover, Py_ssize_t m
     )
     void points_multiply(double *out, const double *a, Py_ssize_t m)
@@ -172,6 +172,7 @@ cdef struct _Walk:
                                     # they were computed, (n_players,)
     double *first                   # 1/f = 1 and g = 0 at B = 1, (2, m)
     double *leave_g                 # g = -1/(1 - t) for A = 0, (m,)
+    double *complement              # 1 - t, (m,)
     double *was_present             # A before the node's split, (levels, block)
     double *went_left               # 1.0 if the sample goes left, (levels, block)
     double *gone                    # per level: A was already 0, (levels, block)
@@ -216,6 +217,7 @@ cdef Py_ssize_t _layout(_Walk *walk, double *state, const _Sizes *sizes) noexcep
     )
     walk.first = _part(state, &used, 2 * m)
     walk.leave_g = _part(state, &used, m)
+    walk.complement = _part(state, &used, m)
     walk.was_present = _part(state, &used, levels * block)
     walk.went_left = _part(state, &used, levels * block)
     walk.gone = _part(state, &used, levels * block)
@@ -316,11 +318,11 @@ cdef inline Py_ssize_t _descend(
     # The edge's terms when A stays 1, and when it becomes 0.
     points_follow(
         follow_factor, follow_change, reciprocal, g, old_reciprocal, old_g,
-        walk.rule.nodes, walk.rule.weights, new_cover, m,
+        walk.rule.nodes, walk.complement, walk.rule.weights, new_cover, m,
     )
     points_leave(
         leave_factor, leave_change, old_reciprocal, old_g, walk.leave_g,
-        walk.rule.nodes, walk.rule.weights, new_cover, m,
+        walk.complement, walk.rule.weights, new_cover, m,
     )
     for k in range(m):
         lanes_select_scale(
@@ -437,6 +439,7 @@ cdef inline void _walk_row_points(
     cdef const double *values = trees.value
     cdef Py_ssize_t value_stride = trees.value_stride
     cdef const double *t = walk.rule.nodes
+    cdef const double *u = walk.complement
     cdef const double *w = walk.rule.weights
     cdef const double *leave_g = walk.leave_g
     cdef const double *x = walk.X
@@ -484,14 +487,14 @@ cdef inline void _walk_row_points(
             elif frame.went_left == (side == 0):
                 points_follow(
                     products + m, edge, edge + 2 * m, edge + 3 * m, frame.reciprocal,
-                    frame.reciprocal + m, t, w, new_cover, m,
+                    frame.reciprocal + m, t, u, w, new_cover, m,
                 )
                 # The child's G: its factors times G (the block's product).
                 points_multiply(products + m, products, m)
             else:
                 points_leave(
                     products + m, edge, frame.reciprocal, frame.reciprocal + m,
-                    leave_g, t, w, new_cover, m,
+                    leave_g, u, w, new_cover, m,
                 )
                 points_multiply(products + m, products, m)
             if child.left >= 0:
@@ -633,7 +636,8 @@ cdef void _explain_block(
         for k in range(walk.rule.n_points):
             walk.first[k] = 1.0
             walk.first[walk.rule.n_points + k] = 0.0
-            walk.leave_g[k] = -1.0 / (1.0 - walk.rule.nodes[k])
+            walk.complement[k] = 1.0 - walk.rule.nodes[k]
+            walk.leave_g[k] = -1.0 / walk.complement[k]
         for j in range(block * walk.rule.n_points):
             walk.products[j] = 1.0
         walk_tree(trees, &walk, trees.roots[tree])
