@@ -592,31 +592,26 @@ cdef _TreeWalk _walk_tree_apart = _walk_tree
 cdef _TreeWalk _walk_row_apart = _walk_row
 
 
-cdef void _explain_block(
+cdef void _start_block(
     const _Trees *trees,
-    const Rules *rules,
     const _Sizes *sizes,
+    _Walk *walk,
     double *state,
     const double *X,
-    double *phi,
     Py_ssize_t block,
-    Py_ssize_t tree_begin,
-    Py_ssize_t tree_end,
 ) noexcept nogil:
-    """Add the values of a block of ``block`` samples over some trees to ``phi``.
+    """Lay ``walk`` out in ``state`` for a block of ``block`` samples from ``X``.
 
-    ``X`` and ``phi`` point to the block's first row; the trees are
-    ``tree_begin`` to ``tree_end`` (excluded), tree ``t`` with the rule ``t``
-    of ``rules``; ``state`` is the thread's scratch, of ``_layout(sizes)``
-    doubles.
+    ``X`` points to the block's first row; ``state`` is the thread's
+    scratch, of ``_layout(sizes)`` doubles. The block's features are
+    transposed and every player's state set as before any split: the walks
+    leave it so, so any number of trees can then be walked.
     """
-    cdef _Walk walk
-    cdef Py_ssize_t j, k, s, tree
+    cdef Py_ssize_t j, s
     cdef Py_ssize_t n_features = sizes.n_features, n_players = sizes.n_players
     cdef double *transposed
-    _layout(&walk, state, sizes)
+    _layout(walk, state, sizes)
     transposed = <double *> walk.X
-    walk.phi = phi
     walk.block = block
     walk.n_players = n_players
     walk.n_outputs = trees.n_outputs
@@ -628,7 +623,22 @@ cdef void _explain_block(
     for j in range(n_players):
         walk.cover_product[j] = 1.0
         walk.reciprocal[j] = walk.first
-    cdef _TreeWalk walk_tree = _walk_row_apart if block == 1 else _walk_tree_apart
+
+
+cdef void _walk_trees(
+    const _Trees *trees,
+    const Rules *rules,
+    _Walk *walk,
+    double *phi,
+    Py_ssize_t tree_begin,
+    Py_ssize_t tree_end,
+) noexcept nogil:
+    """Add the values of a started block (:func:`_start_block`) over trees
+    ``tree_begin`` to ``tree_end`` (excluded) to ``phi``, tree ``t`` with the
+    rule ``t`` of ``rules``. ``phi`` points to the block's first row."""
+    cdef Py_ssize_t j, k, tree
+    cdef _TreeWalk walk_tree = _walk_row_apart if walk.block == 1 else _walk_tree_apart
+    walk.phi = phi
     for tree in range(tree_begin, tree_end):
         walk.rule = rule_of(rules, tree)
         walk.width = trees.tree_width[tree]
@@ -638,9 +648,29 @@ cdef void _explain_block(
             walk.first[walk.rule.n_points + k] = 0.0
             walk.complement[k] = 1.0 - walk.rule.nodes[k]
             walk.leave_g[k] = -1.0 / walk.complement[k]
-        for j in range(block * walk.rule.n_points):
+        for j in range(walk.block * walk.rule.n_points):
             walk.products[j] = 1.0
-        walk_tree(trees, &walk, trees.roots[tree])
+        walk_tree(trees, walk, trees.roots[tree])
+
+
+cdef void _explain_block(
+    const _Trees *trees,
+    const Rules *rules,
+    const _Sizes *sizes,
+    double *state,
+    const double *X,
+    double *phi,
+    Py_ssize_t block,
+    Py_ssize_t tree_begin,
+    Py_ssize_t tree_end,
+) noexcept nogil:
+    """Add the values of a block of ``block`` samples over trees ``tree_begin``
+    to ``tree_end`` (excluded) to ``phi``: :func:`_start_block` then
+    :func:`_walk_trees`, with a walk of its own (on the calling thread's
+    stack)."""
+    cdef _Walk walk
+    _start_block(trees, sizes, &walk, state, X, block)
+    _walk_trees(trees, rules, &walk, phi, tree_begin, tree_end)
 
 
 cdef void _explain_chunks(
@@ -664,17 +694,12 @@ cdef void _explain_chunks(
     """
     cdef _Walk walk
     cdef Py_ssize_t c, j, size = block * sizes.partial
-    _layout(&walk, state, sizes)
-    _explain_block(
-        trees, rules, sizes, state, X, phi, block, chunk_start[0], chunk_start[1]
-    )
+    _start_block(trees, sizes, &walk, state, X, block)
+    _walk_trees(trees, rules, &walk, phi, chunk_start[0], chunk_start[1])
     for c in range(1, n_chunks):
         for j in range(size):
             walk.partial[j] = 0.0
-        _explain_block(
-            trees, rules, sizes, state, X, walk.partial, block,
-            chunk_start[c], chunk_start[c + 1],
-        )
+        _walk_trees(trees, rules, &walk, walk.partial, chunk_start[c], chunk_start[c + 1])
         lanes_add(phi, walk.partial, size)
 
 
