@@ -320,6 +320,12 @@ def test_block_frames_are_those_of_the_dataframe_constructor(monkeypatch, index)
                 assert phi.attrs == expected.attrs
             pd.testing.assert_index_equal(phi.index, frame.index, exact=True)
             pd.testing.assert_index_equal(explainer.explain(frame).columns, columns)
+            if explainer.supports_interactions:
+                phi = explainer.explain_interactions(frame)
+                with monkeypatch.context() as patch:
+                    patch.setattr(_frames, "create_dataframe_from_blocks", None)
+                    expected = explainer.explain_interactions(frame)
+                pd.testing.assert_frame_equal(phi, expected, check_exact=True)
 
 
 def test_results_are_independent_of_each_other(constructor):

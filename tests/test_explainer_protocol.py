@@ -65,6 +65,26 @@ def test_progress_on_no_rows_is_never_called(cls):
     assert calls == []
 
 
+@pytest.mark.parametrize("cls", EXPLAINERS)
+def test_interactions_of_no_rows_are_an_empty_frame(cls):
+    # As explain does for no rows: the columns are checked, the frame is
+    # empty, progress is never called and the quadrature is recorded.
+    X, y = _data()
+    explainer = _fitted(cls, X, y)
+    explainer.explain(X.iloc[:3])
+    empty = explainer.explain(X.iloc[:0])
+    calls = []
+    frame = explainer.explain_interactions(
+        X.iloc[:0], progress=lambda *call: calls.append(call)
+    )
+    assert frame.shape == (0, X.shape[1])
+    assert list(frame.index.names) == ["row", "feature"]
+    assert calls == []
+    assert frame.attrs == empty.attrs
+    with pytest.raises(ValueError, match="missing"):
+        explainer.explain_interactions(X.iloc[:0, 1:])
+
+
 def test_kernel_quadrature_attributes_are_the_last_explanations():
     X, y = _data(n_features=40)
     model = KernelRidge(kernel="rbf", gamma=1e-3).fit(X, y)

@@ -346,8 +346,9 @@ class BaseExplainer(BaseEstimator):
             return used
 
         if n_samples == 0:  # X's columns are still checked
-            rows_of(slice(0, 0))
-        quadrature = self._in_chunks(n_samples, compute, progress, max_rows)
+            quadrature = compute(slice(0, 0))
+        else:
+            quadrature = self._in_chunks(n_samples, compute, progress, max_rows)
         self._record(quadrature)
         rows = self._layout(self.player_names_).interaction_rows(index)
         values = result.reshape(n_samples * n_players, result.shape[2], n_players)
