@@ -10,9 +10,9 @@ no other frame.
 The values are wrapped, not copied, as one float64 block. With pandas 3,
 through ``pandas.api.internals.create_dataframe_from_blocks``, the public
 constructor for arrays laid out as pandas keeps them (pyarrow's
-``to_pandas`` uses it): about 5 µs less than ``pandas.DataFrame``, whose
-type checks of its input are a fifth of a one-row call. Older pandas
-take ``pandas.DataFrame``; both give equal frames.
+``to_pandas`` uses it): 2–5 µs less per call than ``pandas.DataFrame``,
+which spends most of its time checking what kind of input it was given.
+Older pandas take ``pandas.DataFrame``; both give equal frames.
 """
 
 import numpy as np
