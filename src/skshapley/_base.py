@@ -229,15 +229,12 @@ class BaseExplainer(BaseEstimator):
         n_threads = self._n_threads()
         shape = (n_samples, len(self.output_names_), len(self.player_names_))
         results = np.zeros((n_results, *shape))
-        if n_samples == 0:  # X's columns are still checked
-            quadrature = explain_rows(rows_of(slice(0, 0)), results, n_threads)
-        else:
-            quadrature = self._in_chunks(
-                n_samples,
-                lambda rows: explain_rows(rows_of(rows), results[:, rows], n_threads),
-                progress,
-                max_rows,
-            )
+        quadrature = self._in_chunks(
+            n_samples,
+            lambda rows: explain_rows(rows_of(rows), results[:, rows], n_threads),
+            progress,
+            max_rows,
+        )
         self._record(quadrature)
         if output is not None:
             results = results[:, :, [position], :]
@@ -345,10 +342,7 @@ class BaseExplainer(BaseEstimator):
             result[rows] = chunk[:, picked].transpose(0, 2, 1, 3)
             return used
 
-        if n_samples == 0:  # X's columns are still checked
-            quadrature = compute(slice(0, 0))
-        else:
-            quadrature = self._in_chunks(n_samples, compute, progress, max_rows)
+        quadrature = self._in_chunks(n_samples, compute, progress, max_rows)
         self._record(quadrature)
         rows = self._layout(self.player_names_).interaction_rows(index)
         values = result.reshape(n_samples * n_players, result.shape[2], n_players)
@@ -517,8 +511,12 @@ class BaseExplainer(BaseEstimator):
         Chunks have at most ``max_rows`` rows. With a ``progress`` callback,
         called after each chunk, they are sized to take about
         ``_CHUNK_SECONDS`` each; without, they have ``max_rows`` rows.
+        No rows are one empty chunk, without progress: ``X``'s columns are
+        still checked and the quadrature (of no games) still recorded.
         Returns the quadrature of all chunks merged.
         """
+        if n_samples == 0:
+            return compute(slice(0, 0))
         quadrature = None
         done = 0
         size = max_rows if progress is None else min(_FIRST_CHUNK_ROWS, max_rows)
