@@ -13,6 +13,7 @@ explainer gives, and ``pandas.MultiIndex.from_product``.
 import copy
 import pickle
 import re
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -311,21 +312,22 @@ def test_block_frames_are_those_of_the_dataframe_constructor(monkeypatch, index)
             )
         )
         for frame in (X, X.iloc[:0], X.iloc[2:3]):
-            for output in (None, outputs[-1]):
-                phi = explainer.explain(frame, output=output)
+            calls = [
+                partial(explainer.explain, frame, output=output)
+                for output in (None, outputs[-1])
+            ]
+            if explainer.supports_interactions:
+                calls.append(partial(explainer.explain_interactions, frame))
+            for call in calls:
+                phi = call()
                 with monkeypatch.context() as patch:
                     patch.setattr(_frames, "create_dataframe_from_blocks", None)
-                    expected = explainer.explain(frame, output=output)
+                    expected = call()
                 pd.testing.assert_frame_equal(phi, expected, check_exact=True)
                 assert phi.attrs == expected.attrs
+            phi = explainer.explain(frame)
             pd.testing.assert_index_equal(phi.index, frame.index, exact=True)
-            pd.testing.assert_index_equal(explainer.explain(frame).columns, columns)
-            if explainer.supports_interactions:
-                phi = explainer.explain_interactions(frame)
-                with monkeypatch.context() as patch:
-                    patch.setattr(_frames, "create_dataframe_from_blocks", None)
-                    expected = explainer.explain_interactions(frame)
-                pd.testing.assert_frame_equal(phi, expected, check_exact=True)
+            pd.testing.assert_index_equal(phi.columns, columns)
 
 
 def test_results_are_independent_of_each_other(constructor):
