@@ -90,10 +90,10 @@ static inline void points_leave(double *restrict factor, double *restrict change
     }
 }
 
-/* out[k] *= a[k] */
-static inline void points_multiply(double *restrict out, const double *restrict a,
-                                   ptrdiff_t m) {
-    for (ptrdiff_t k = 0; k < m; k++) out[k] *= a[k];
+/* out[k] = a[k] * b[k] */
+static inline void points_product(double *restrict out, const double *restrict a,
+                                  const double *restrict b, ptrdiff_t m) {
+    for (ptrdiff_t k = 0; k < m; k++) out[k] = a[k] * b[k];
 }
 
 /* out[k] = a[k] + b[k] */
