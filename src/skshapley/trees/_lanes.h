@@ -10,6 +10,8 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 /* out[s] = a[s] * c */
 static inline void lanes_scale(double *restrict out, const double *restrict a,
@@ -88,6 +90,16 @@ static inline void points_leave(double *restrict factor, double *restrict change
         change[k] = w[k] * (leave_g[k] - old_g[k]);
         factor[k] = u[k] * new_cover * old_reciprocal[k];
     }
+}
+
+/* which ? if_true : if_false, without a branch (which is 0 or 1). */
+static inline double select_double(ptrdiff_t which, double if_true, double if_false) {
+    uint64_t t, f, mask = (uint64_t)0 - (uint64_t)which;
+    memcpy(&t, &if_true, sizeof t);
+    memcpy(&f, &if_false, sizeof f);
+    t = (t & mask) | (f & ~mask);
+    memcpy(&if_true, &t, sizeof t);
+    return if_true;
 }
 
 /* out[k] = a[k] * b[k] */

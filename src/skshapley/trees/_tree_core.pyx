@@ -90,6 +90,7 @@ cdef extern from "_lanes.h" nogil:
         double new_cover, Py_ssize_t m
     )
     void points_product(double *out, const double *a, const double *b, Py_ssize_t m)
+    double select_double(Py_ssize_t which, double if_true, double if_false)
     void points_sum(double *out, const double *a, const double *b, Py_ssize_t m)
 
 
@@ -462,8 +463,7 @@ cdef inline void _walk_row_points(
     cdef double *sums = walk.sums               # its children's H
     cdef double *h
     cdef const double *value
-    cdef double *followed                       # the edge terms (G's factor,
-    cdef double *left                           # g's change) of each side
+    cdef double ratio_left, ratio_right
     cdef Py_ssize_t player, k, o, side, went_left
     cdef double total, ratio, new_cover, xv, threshold
     if record.children[0] < 0:  # a tree without splits: no player is credited
@@ -484,18 +484,19 @@ cdef inline void _walk_row_points(
                 # A NaN: a missing value, or a rule of goes_left
                 went_left = goes_left(&trees.routing, record - nodes, xv)
             frame.went_left = went_left
-            # Both edges' terms, each in its side's slot.
-            followed = edge + (1 - went_left) * 2 * m
-            left = edge + went_left * 2 * m
+            # Both edges' terms: the edge followed's, then the edge left's.
+            ratio_left = nodes[record.children[0]].cover_ratio
+            ratio_right = nodes[record.children[1]].cover_ratio
             points_follow(
-                followed, followed + m, edge + 4 * m, edge + 5 * m,
+                edge, edge + m, edge + 4 * m, edge + 5 * m,
                 frame.reciprocal, frame.reciprocal + m, t, u, w,
-                frame.cover_product * nodes[record.children[1 - went_left]].cover_ratio,
+                frame.cover_product * select_double(went_left, ratio_left, ratio_right),
                 m,
             )
             points_leave(
-                left, left + m, frame.reciprocal, frame.reciprocal + m, leave_g, u,
-                w, frame.cover_product * nodes[record.children[went_left]].cover_ratio,
+                edge + 2 * m, edge + 3 * m, frame.reciprocal, frame.reciprocal + m,
+                leave_g, u, w,
+                frame.cover_product * select_double(went_left, ratio_right, ratio_left),
                 m,
             )
         side = 0
@@ -505,7 +506,9 @@ cdef inline void _walk_row_points(
             ratio = child.cover_ratio
             new_cover = frame.cover_product * ratio
             if frame.present:
-                points_product(products + m, edge + side * 2 * m, products, m)
+                points_product(
+                    products + m, edge + (frame.went_left == side) * 2 * m, products, m
+                )
             else:
                 lanes_scale(products + m, products, ratio, m)
             if child.children[0] >= 0:
@@ -531,7 +534,7 @@ cdef inline void _walk_row_points(
                     for o in range(width):
                         total = 0.0
                         for k in range(m):
-                            total += edge[side * 2 * m + m + k] * h[o * m + k]
+                            total += edge[(frame.went_left == side) * 2 * m + m + k] * h[o * m + k]
                         phi[o * n_players + player] += total
                 if side == 0:
                     break
