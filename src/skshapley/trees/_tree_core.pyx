@@ -421,18 +421,18 @@ cdef inline void _walk_row_points(
     products and sums), and a split on a player whose path the sample has
     left is not routed. Where the player is present, the sample follows one
     edge and leaves the other: both edges' terms are computed on entering
-    the split, each into its side's slot, and the side is used as a number
-    (an index), not as a branch. A sample's side is as unpredictable as its
-    features, and a mispredicted branch per split cost more than the
-    arithmetic (one row of a 100-tree forest: 6% slower; GradientBoosting,
-    one row after another: 12%).
+    the split, and the side is used as a number (a select, an index), not
+    as a branch. A sample's side is as unpredictable as its features, and a
+    mispredicted branch per split cost more than the arithmetic (one row of
+    a 100-tree forest: 7% slower; GradientBoosting, one row after another:
+    9%).
 
     The nodes are the packed records of :attr:`_Trees.row_nodes`. A split
     is a level of the walk: its frame, its G (``walk.products``, (levels,
     m)), its edges' terms (``walk.shared``, (levels, _EDGE_ROWS, m): G's
-    factor and g's change for the left edge, the same for the right, then
-    the new ``1/f`` and ``g`` of the edge followed, the only case that reads
-    them below) and both children's sums ``H`` (``walk.sums``, (levels, 2,
+    factor and g's change on the edge followed, the same on the edge left,
+    then the new ``1/f`` and ``g`` of the edge followed, the only case that
+    reads them below) and both children's sums ``H`` (``walk.sums``, (levels, 2,
     width, m)). A leaf child takes no level: its sums are written in its
     parent's and its player's state is not changed. A split's sums are its
     children's added, as the block's copy then add does, without the copy.
@@ -463,6 +463,7 @@ cdef inline void _walk_row_points(
     cdef double *sums = walk.sums               # its children's H
     cdef double *h
     cdef const double *value
+    cdef const double *change
     cdef double ratio_left, ratio_right
     cdef Py_ssize_t player, k, o, side, went_left
     cdef double total, ratio, new_cover, xv, threshold
@@ -481,7 +482,8 @@ cdef inline void _walk_row_points(
             # The side is a number from here on, not a branch (see above).
             went_left = xv <= threshold
             if isnan(xv + threshold):
-                # A NaN: a missing value, or a rule of goes_left
+                # A NaN: a missing value, or a rule of goes_left (and x and
+                # the threshold infinite, opposite: goes_left routes those too)
                 went_left = goes_left(&trees.routing, record - nodes, xv)
             frame.went_left = went_left
             # Both edges' terms: the edge followed's, then the edge left's.
@@ -531,10 +533,11 @@ cdef inline void _walk_row_points(
                 lanes_scale(h + o * m, products + m, value[o], m)
             while True:
                 if frame.present:
+                    change = edge + (frame.went_left == side) * 2 * m + m
                     for o in range(width):
                         total = 0.0
                         for k in range(m):
-                            total += edge[(frame.went_left == side) * 2 * m + m + k] * h[o * m + k]
+                            total += change[k] * h[o * m + k]
                         phi[o * n_players + player] += total
                 if side == 0:
                     break
