@@ -3,7 +3,8 @@
  * Written in C for one reason: `restrict` tells the compiler that the
  * arrays do not overlap, so these loops are vectorized without run-time
  * overlap checks (Cython cannot express `restrict`). Each array holds one
- * value per sample of the block.
+ * value per sample of the block. Beside them, the loops over one edge's
+ * quadrature points and a select that cannot become a branch.
  */
 #ifndef SKSHAPLEY_LANES_H
 #define SKSHAPLEY_LANES_H
