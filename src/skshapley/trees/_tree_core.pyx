@@ -432,10 +432,11 @@ cdef inline void _walk_row_points(
     m)), its edges' terms (``walk.shared``, (levels, _EDGE_ROWS, m): G's
     factor and g's change on the edge followed, the same on the edge left,
     then the new ``1/f`` and ``g`` of the edge followed, the only case that
-    reads them below) and both children's sums ``H`` (``walk.sums``, (levels, 2,
-    width, m)). A leaf child takes no level: its sums are written in its
-    parent's and its player's state is not changed. A split's sums are its
-    children's added, as the block's copy then add does, without the copy.
+    reads them below) and both children's sums ``H`` (``walk.sums``,
+    (levels, 2, width, m)). A leaf child takes no level: its sums are
+    written in its parent's and its player's state is not changed. A
+    split's sums are its children's added, as the block's copy then add
+    does, without the copy.
 
     Everything the loop reads is in local variables: the stores to the
     walk's arrays cannot change them, so the compiler keeps them in
