@@ -319,12 +319,21 @@ def base_score(document, rng):
 
 
 def weight_drop(document, rng):
+    # Beside the trees' model (XGBoost <= 3.3) or inside it (3.4).
     gradient_booster = document["learner"]["gradient_booster"]
-    if "weight_drop" not in gradient_booster:
+    holder = next(
+        (
+            parent
+            for parent in (gradient_booster, _learner_forest(document))
+            if "weight_drop" in parent
+        ),
+        None,
+    )
+    if holder is None:
         return leaf_value(document, rng)
-    t = rng.integers(len(gradient_booster["weight_drop"]))
+    t = rng.integers(len(holder["weight_drop"]))
     value = [np.nan, 0.0, 1e38, -1.0, np.inf][rng.integers(5)]
-    _set(gradient_booster, "weight_drop", t, value)
+    _set(holder, "weight_drop", t, value)
     return f"weight_drop[{t}] = {value}"
 
 

@@ -35,6 +35,8 @@ xgb = pytest.importorskip("xgboost")
 
 from skshapley.trees._xgboost import parse_xgboost  # noqa: E402
 
+XGBOOST_VERSION = tuple(int(part) for part in xgb.__version__.split(".")[:2])
+
 # float32 machine epsilon (2**-23): XGBoost reads inputs, stores leaves and
 # sums the margin in float32.
 EPS32 = float(np.finfo(np.float32).eps)
@@ -147,10 +149,25 @@ def fitted(kind):
         ).fit(X[:150], y[:150], eval_set=[(X[150:], y[150:])], verbose=False)
         return Case(model, X, "value", ("target",))
     if kind == "dart":
+        # Deprecated from XGBoost 3.3 (the tree booster with the dropout
+        # parameters below), accepted by every release.
         model = xgb.XGBRegressor(
             booster="dart", rate_drop=0.5, skip_drop=0.0, **params
         ).fit(X, y)
         return Case(model, X, "value", ("target",))
+    if kind == "dart_multiclass":
+        model = xgb.XGBClassifier(
+            booster="dart", rate_drop=0.5, skip_drop=0.0, **params
+        ).fit(X, np.digitize(y, [1, 2]))
+        return Case(model, X, "margin", (0, 1, 2))
+    if kind == "dropout":
+        # DART as XGBoost >= 3.3 spells it: the tree booster with dropout
+        # (weights saved inside the trees' model from 3.4). XGBoost 3.2 and
+        # older ignore these parameters and train a plain tree booster.
+        model = xgb.XGBClassifier(rate_drop=0.5, skip_drop=0.0, **params).fit(
+            X, y > 1.5
+        )
+        return Case(model, X, "log-odds", (1,))
     if kind == "categorical":
         model = xgb.XGBRegressor(
             enable_categorical=True, max_cat_to_onehot=1, **params
@@ -178,6 +195,8 @@ KINDS = [
     "booster",
     "early_stopping",
     "dart",
+    "dart_multiclass",
+    "dropout",
     "categorical",
     "random_forest",
     "multi_target",
@@ -485,6 +504,9 @@ def test_base_score_is_in_output_space():
         "multi:softmax",
         "rank:ndcg",
         "rank:map",
+        # XGBoost >= 3.3 only: two expectiles, two targets whose base scores
+        # are linked to the margin through softplus increments.
+        *(["reg:expectileerror"] if XGBOOST_VERSION >= (3, 3) else []),
     ],
 )
 def test_every_objective_link(objective):
@@ -501,6 +523,8 @@ def test_every_objective_link(objective):
         params["num_class"] = 3
     if objective == "reg:quantileerror":
         params["quantile_alpha"] = 0.3
+    if objective == "reg:expectileerror":
+        params["expectile_alpha"] = [0.2, 0.7]
     data = xgb.DMatrix(X, label=label)
     if objective.startswith("rank:"):
         data.set_group([10] * 20)

@@ -465,18 +465,6 @@ def test_categories_beyond_the_bitsets_are_not_supported(files, tmp_path):
     ("family", "mutate", "match"),
     [
         (
-            "dart",
-            lambda d: d["learner"]["gradient_booster"]["weight_drop"].pop(),
-            r"weight_drop has 3 entries for 4 trees",
-        ),
-        (
-            "dart",
-            lambda d: d["learner"]["gradient_booster"]["weight_drop"].__setitem__(
-                0, float("nan")
-            ),
-            r"weight_drop holds non-finite weights",
-        ),
-        (
             "binary",
             _set(*_PARAM, "base_score", value="[2E0]"),
             r"base_score '\[2E0\]' must be in \[0, 1\] for a logistic objective",

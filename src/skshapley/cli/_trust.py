@@ -15,7 +15,8 @@ front of them contain, and nothing that stores code:
 * ``Pipeline``, ``FeatureUnion``, ``ColumnTransformer`` (and its
   ``make_column_selector``) and preprocessing transformers that store only
   arrays (scalers, encoders, imputers, splines, ...), with their internal
-  types (SciPy's ``BSpline`` and the ``asarray`` function it keeps);
+  types (SciPy's ``BSpline``, from SciPy 1.18 its NumPy implementation
+  ``_BSpline``, and the ``asarray`` function it keeps);
 * the hyperparameter searches that the explainers unwrap to their
   ``best_estimator_`` (``GridSearchCV``, ``RandomizedSearchCV`` and the
   halving searches), with what they keep of the search: the default
@@ -163,6 +164,9 @@ TRUSTED_TYPES = frozenset(
         "sklearn.preprocessing._polynomial.PolynomialFeatures",
         "sklearn.preprocessing._polynomial.SplineTransformer",
         "scipy.interpolate._bsplines.BSpline",
+        # SciPy >= 1.18: the NumPy implementation a BSpline delegates to
+        # (knots, coefficients, degree; no code)
+        "scipy.interpolate._bsplines._BSpline",
         "scipy._lib.array_api_compat.numpy._aliases.asarray",
         "sklearn.impute._base.SimpleImputer",
         "sklearn.impute._base.MissingIndicator",

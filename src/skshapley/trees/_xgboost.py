@@ -3,7 +3,7 @@
 The parser reads the model's own JSON (``Booster.save_raw("json")``), or
 the same document read from a file (``_xgboost_file``), so skshapley never
 imports xgboost; every field it reads is checked first
-(``_xgboost_document``). What XGBoost 3.2 does when it predicts
+(``_xgboost_document``). What XGBoost (2.0 to 3.4) does when it predicts
 (``src/predictor/predict_fn.h``, ``src/common/categorical.h``,
 ``src/learner.cc``), and how the table reproduces it:
 
@@ -27,8 +27,8 @@ imports xgboost; every field it reads is checked first
   (the JSON's ``cats``) and re-codes prediction frames by value against
   them; they are the table's ``category_levels``.
 * A leaf's value is its ``split_conditions`` entry (the C++ model loads the
-  leaf value from there); ``dart`` multiplies tree ``t`` by
-  ``weight_drop[t]``.
+  leaf value from there); DART multiplies tree ``t`` by ``weight_drop[t]``
+  (where each release writes it: :func:`_forest`).
 * Cover is the node's ``sum_hessian``, what ``pred_contribs=True`` uses.
 * ``learner_model_param.base_score`` is stored in output space (one value
   per output since XGBoost 3.1, a scalar before): the margin adds the
@@ -48,6 +48,7 @@ from .._outputs import class_output_names, regression_output_names
 from . import _xgboost_document as doc
 from ._table import TreeEnsemble, concatenate_trees
 from ._xgboost_document import MalformedModel
+from ._xgboost_fields import check_known_fields
 from ._xgboost_trees import parse_tree
 
 _IDENTITY_REGRESSION = (
@@ -73,6 +74,9 @@ _OBJECTIVES = {
     "binary:logistic": ("logit", "log-odds"),
     "binary:logitraw": ("identity", "log-odds"),
     "binary:hinge": ("identity", "margin"),
+    # XGBoost >= 3.3: one target per expectile; targets after the first
+    # predict softplus increments over the previous one (non-crossing).
+    "reg:expectileerror": ("increments", "margin"),
     **dict.fromkeys(_LOG_LINK, ("log", "log")),
     # Multiclass base scores are stored as margins already (InitEstimation
     # of the softmax objective); ProbToMargin is the identity.
@@ -83,8 +87,9 @@ _OBJECTIVES = {
     ),
 }
 
-# XGBoost's kRtEps: the logistic base score is clamped to [eps, 1 - eps].
-_LOGISTIC_EPS = np.float32(1e-6)
+# XGBoost's kRtEps: the logistic base score is clamped to [eps, 1 - eps];
+# expectiles' increments are at least eps.
+_RT_EPS = np.float32(1e-6)
 
 
 def parse_xgboost(model) -> TreeEnsemble:
@@ -161,12 +166,18 @@ def parse_document(
         is out of range (children forming no tree, features or outputs
         beyond the model's, non-finite leaf values, base score or covers).
     TypeError, sklearn.exceptions.NotFittedError
-        As :func:`parse_xgboost`.
+        As :func:`parse_xgboost`; also ``TypeError`` for a field that the
+        XGBoost releases skshapley knows do not write where predictions are
+        read from (:mod:`._xgboost_fields`).
     """
     try:
-        return _ensemble(document, missing_value, classes, best_iteration)
+        ensemble = _ensemble(document, missing_value, classes, best_iteration)
     except MalformedModel as exc:
         raise ValueError(f"{source} is not a valid XGBoost model: {exc}.") from exc
+    # After the parse, whose refusals say more (a multi-output tree's
+    # fields, say, are unknown here but refused there by what they are).
+    check_known_fields(document, source)
+    return ensemble
 
 
 def _ensemble(document, missing_value, classes, best_iteration):
@@ -198,11 +209,6 @@ def _ensemble(document, missing_value, classes, best_iteration):
     if np.any((tree_info < 0) | (tree_info >= n_outputs)):
         raise MalformedModel(
             f"{path}.tree_info names outputs outside 0 to {n_outputs - 1}"
-        )
-    if weight_drop is not None and len(weight_drop) != len(trees_json):
-        raise MalformedModel(
-            f"learner.gradient_booster.weight_drop has {len(weight_drop)} entries "
-            f"for {len(trees_json)} trees"
         )
     n_trees = _n_trees_used(forest, path, tree_info, best_iteration)
     if n_trees == 0:
@@ -249,23 +255,54 @@ def _ensemble(document, missing_value, classes, best_iteration):
 
 
 def _forest(learner):
-    """The trees' object, its path, and DART's tree weights (float32) or None."""
+    """The trees' object, its path, and DART's tree weights (float32) or None.
+
+    XGBoost has written DART's tree weights, ``weight_drop``, in three
+    places: up to 3.2 a ``"dart"`` booster holds them beside its
+    ``gbtree`` (whose ``model`` holds the trees); 3.3 writes a ``"gbtree"``
+    booster with them beside its ``model``; 3.4 inside ``model``. XGBoost 3.4
+    reads all three; older releases do not read the newer places (3.2 takes
+    a 3.4 DART model for an unweighted one). The weights are read from
+    wherever the writer put them; a document with weights in two places is
+    refused, since releases disagree on which wins. An empty list means no
+    weights, as in XGBoost 3.4 (a tree booster trained without dropout).
+    """
     path = "learner.gradient_booster"
     gradient_booster = doc.mapping(learner, "gradient_booster", "learner")
     kind = doc.text(gradient_booster, "name", path)
-    weight_drop = None
-    if kind == "dart":
-        weight_drop = doc.numbers(gradient_booster, "weight_drop", path, np.float32)
-        if not np.all(np.isfinite(weight_drop)):
-            raise MalformedModel(f"{path}.weight_drop holds non-finite weights")
-        gradient_booster = doc.mapping(gradient_booster, "gbtree", path)
-        path = f"{path}.gbtree"
-    elif kind != "gbtree":
+    if kind not in ("gbtree", "dart"):
         raise UnsupportedModelError(
             f"XGBoost booster {kind!r:.60} is not supported: only tree boosters "
             "('gbtree', 'dart') are sums of trees."
         )
-    return doc.mapping(gradient_booster, "model", path), f"{path}.model", weight_drop
+    owner, owner_path = gradient_booster, path
+    if kind == "dart":
+        owner, owner_path = doc.mapping(owner, "gbtree", path), f"{path}.gbtree"
+    forest = doc.mapping(owner, "model", owner_path)
+    forest_path = f"{owner_path}.model"
+    places = [
+        (parent, parent_path)
+        for parent, parent_path in ((gradient_booster, path), (forest, forest_path))
+        if "weight_drop" in parent
+    ]
+    if len(places) > 1:
+        raise MalformedModel(
+            f"{path}.weight_drop and {forest_path}.weight_drop are both present "
+            "(XGBoost releases disagree on which one holds the tree weights)"
+        )
+    if not places:
+        return forest, forest_path, None
+    ((parent, parent_path),) = places
+    weight_drop = doc.numbers(parent, "weight_drop", parent_path, np.float32)
+    n_trees = len(doc.sequence(forest, "trees", forest_path))
+    if len(weight_drop) and len(weight_drop) != n_trees:
+        raise MalformedModel(
+            f"{parent_path}.weight_drop has {len(weight_drop)} entries for "
+            f"{n_trees} trees"
+        )
+    if not np.all(np.isfinite(weight_drop)):
+        raise MalformedModel(f"{parent_path}.weight_drop holds non-finite weights")
+    return forest, forest_path, weight_drop if len(weight_drop) else None
 
 
 def _n_trees_used(forest, path, tree_info, best_iteration):
@@ -370,16 +407,31 @@ def _base_margin(base_score, link, n_outputs):
         )
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if link == "logit":
-            values = np.clip(values, _LOGISTIC_EPS, np.float32(1) - _LOGISTIC_EPS)
+            values = np.clip(values, _RT_EPS, np.float32(1) - _RT_EPS)
             values = -np.log(np.float32(1) / values - np.float32(1))
         elif link == "log":
             values = np.log(values)
+        elif link == "increments":
+            values = _softplus_increments(values)
     if len(values) != n_outputs or not np.all(np.isfinite(values)):
         raise MalformedModel(
             f"learner.learner_model_param.base_score {base_score!r:.60} does not "
             f"give {n_outputs} finite margin(s)"
         )
     return values.astype(np.float32).astype(np.float64)
+
+
+def _softplus_increments(values):
+    """Expectile base scores to margins: ``ProbToMargin`` of XGBoost 3.3-3.4.
+
+    The first target's margin is its base score; target ``j``'s is the
+    inverse softplus of its gap to target ``j - 1``, less ``kRtEps`` and at
+    least ``kRtEps``, in float32.
+    """
+    margins = values.copy()
+    gaps = np.maximum(values[1:] - values[:-1] - _RT_EPS, _RT_EPS)
+    margins[1:] = gaps + np.log(-np.expm1(-gaps))
+    return margins
 
 
 def _feature_names(learner, n_features):
