@@ -262,9 +262,11 @@ def test_xgboost_string_categories():
     # did not see, even one no row holds; skshapley looks up the values, so
     # the same rows without that unused category are XGBoost's oracle.
     used = rows.apply(
-        lambda column: column.cat.remove_unused_categories()
-        if isinstance(column.dtype, pd.CategoricalDtype)
-        else column
+        lambda column: (
+            column.cat.remove_unused_categories()
+            if isinstance(column.dtype, pd.CategoricalDtype)
+            else column
+        )
     )
     matrix = xgb.DMatrix(used, enable_categorical=True)
     contribs = booster.predict(matrix, pred_contribs=True)
