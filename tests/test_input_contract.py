@@ -389,3 +389,42 @@ def test_pipeline_output_and_game_arrays_must_be_real():
         product_shapley(np.array([1 + 1j, 2.0], dtype=object))
     with pytest.raises(TypeError, match=r"weights must be .*real numbers.*complex"):
         product_shapley([[1.0, 2.0]], weights=[1j])
+
+
+# --- One row as a Series, lazy frames ---------------------------------------
+
+
+@pytest.mark.parametrize("explainer", explainers(), ids=["tree", "kernel"])
+def test_a_series_is_one_row_named_by_its_label(explainer):
+    X = rows()
+    for label in X.index[[0, 3]]:
+        # X.loc[label] is what people pass to explain one prediction.
+        assert_same_explanation(explainer, X.loc[label], X.loc[[label]])
+        assert explainer.explain(X.loc[label]).index.tolist() == [label]
+    # Its index names the columns: another order is matched by name.
+    row = X.iloc[2]
+    assert_same_explanation(explainer, row[::-1], X.iloc[[2]])
+
+
+def test_a_series_of_a_mixed_row_keeps_its_columns_types():
+    # A row of a frame with a category column is an object Series; each
+    # value is read by the model's rule for its column, as in the frame.
+    X, y = data()
+    X["colour"] = pd.Categorical(np.where(X["age"] > 0, "red", "blue"))
+    model = HistGradientBoostingRegressor(
+        max_iter=5, categorical_features="from_dtype"
+    ).fit(X, y)
+    explainer = TreeExplainer(model).fit()
+    frame = X.iloc[[4]]
+    pd.testing.assert_frame_equal(
+        explainer.explain(X.iloc[4]), explainer.explain(frame), check_dtype=False
+    )
+    np.testing.assert_allclose(explainer.raw_predict(X.iloc[4]), model.predict(frame))
+
+
+def test_a_lazy_polars_frame_is_refused_with_what_to_do():
+    pl = pytest.importorskip("polars")
+    lazy = pl.from_pandas(rows()).lazy()
+    with pytest.raises(TypeError, match=r"lazy LazyFrame.*Pass X\.collect\(\)"):
+        explainers()[0].explain(lazy)
+    explainers()[0].explain(lazy.collect())  # what the message says works

@@ -37,6 +37,9 @@ def check_unique_columns(columns: Sequence[str]) -> None:
 def as_pandas(X):
     """A dataframe of another library (polars, pyarrow, ...) as pandas.
 
+    A pandas Series is one row (a one-row DataFrame); a lazy polars frame is
+    refused with a TypeError saying to collect it.
+
     Its columns are then matched by name, as a pandas DataFrame's are; read
     as an array, a frame with its columns in another order would be
     explained wrongly. Read through the Arrow stream protocol (pandas 3),
@@ -45,6 +48,15 @@ def as_pandas(X):
     """
     if isinstance(X, pd.DataFrame):
         return X
+    if isinstance(X, pd.Series):
+        # One row, as ``X.iloc[i]`` or ``X.loc[label]`` gives it: its index
+        # names the columns, its name labels the row.
+        return X.to_frame().T.infer_objects()
+    if callable(getattr(X, "collect", None)) and hasattr(X, "collect_schema"):
+        raise TypeError(
+            f"X is a lazy {type(X).__name__}: its rows are not computed yet. "
+            "Pass X.collect() (the rows to explain) instead."
+        )
     if hasattr(X, "__arrow_c_stream__") and hasattr(pd.DataFrame, "from_arrow"):
         return pd.DataFrame.from_arrow(X)
     if hasattr(X, "__dataframe__"):

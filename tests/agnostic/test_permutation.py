@@ -364,3 +364,31 @@ def test_describe_and_method():
     assert not explainer.supports_interactions
     with pytest.raises(NotImplementedError):
         explainer.explain_interactions(background)
+
+
+@pytest.mark.parametrize("antithetic", [False, True])
+@pytest.mark.parametrize("n_background", [1, 3])
+def test_rows_that_differ_from_the_background_in_one_feature_or_none(
+    antithetic, n_background
+):
+    """No hybrid lies between the background and such a row: exact values.
+
+    A row equal to every background row gets zeros; one that differs from
+    it in one feature gets the whole difference on that feature (the exact
+    Shapley values, which the oracle tabulates).
+    """
+    rng = np.random.default_rng(3)
+    background = np.repeat(rng.normal(size=(1, 5)), n_background, axis=0)
+    rows = np.repeat(background[:1], 3, axis=0)
+    rows[1, 2] += 1.5
+    rows[2, 0] -= 0.7
+    explainer = PermutationExplainer(
+        entangled, n_permutations=4, antithetic=antithetic, random_state=0
+    ).fit(background)
+    phi = explainer.explain(rows).to_numpy()
+    exact = np.array(
+        [interventional_index(entangled, row, background, "shapley") for row in rows]
+    )
+    np.testing.assert_allclose(phi, exact[..., 0], rtol=0, atol=RTOL)
+    np.testing.assert_array_equal(phi[0], 0.0)
+    assert np.count_nonzero(phi[1]) == 1

@@ -280,7 +280,9 @@ class PermutationExplainer(AgnosticExplainer):
         for k, (column, own) in enumerate(
             zip(outputs.T, self._background_output.T, strict=True)
         ):
-            hybrid = np.where(last >= 0, column[last], own)
+            # No hybrid evaluated (the row differs from every background
+            # row in at most one player): each is the row or z itself.
+            hybrid = np.where(last >= 0, column[last], own) if len(column) else own
             values[:, :, k] = np.where(complete, full[k], hybrid).mean(axis=2)
         return values, full
 
