@@ -254,6 +254,37 @@ def split_type(document, rng):
     return f"split_type[{node}] flipped"
 
 
+def categorical_split(document, rng):
+    """A threshold split made a well-formed categorical one (categories 0, 1).
+
+    Its feature is then split both ways, or by category though declared
+    numeric: XGBoost never writes either (a file it would still predict).
+    """
+    tree = _tree(document, rng)
+    numeric = [
+        node for node in _internal_nodes(tree) if int(tree["split_type"][node]) == 0
+    ]
+    if not numeric:
+        return split_type(document, rng)
+    node = numeric[rng.integers(len(numeric))]
+    position = int(np.searchsorted(np.asarray(tree["categories_nodes"]), node))
+    start = int(sum(tree["categories_sizes"][:position]))
+    segments = list(tree["categories_segments"])
+    tree["categories_nodes"] = [*tree["categories_nodes"][:position], node,
+                                *tree["categories_nodes"][position:]]  # fmt: skip
+    tree["categories_segments"] = [
+        *segments[:position],
+        start,
+        *(s + 2 for s in segments[position:]),
+    ]
+    tree["categories_sizes"] = [*tree["categories_sizes"][:position], 2,
+                                *tree["categories_sizes"][position:]]  # fmt: skip
+    tree["categories"] = [*tree["categories"][:start], 0, 1,
+                          *tree["categories"][start:]]  # fmt: skip
+    _set(tree, "split_type", node, 1)
+    return f"split {node} made categorical"
+
+
 def default_left(document, rng):
     tree = _tree(document, rng)
     node = _internal_nodes(tree)[rng.integers(len(_internal_nodes(tree)))]
@@ -356,6 +387,7 @@ DOCUMENT_OPERATORS = [
     tree_output,
     categories,
     split_type,
+    categorical_split,
     default_left,
     indptr_or_names,
     objective_or_booster,

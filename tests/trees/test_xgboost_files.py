@@ -465,6 +465,12 @@ def test_categories_beyond_the_bitsets_are_not_supported(files, tmp_path):
     ("family", "mutate", "match"),
     [
         (
+            "categorical",
+            lambda d: d["learner"]["feature_types"].__setitem__(3, "q"),
+            r"feature 3 is split by category, but learner\.feature_types declares "
+            r"it 'q', not 'c'",
+        ),
+        (
             "binary",
             _set(*_PARAM, "base_score", value="[2E0]"),
             r"base_score '\[2E0\]' must be in \[0, 1\] for a logistic objective",

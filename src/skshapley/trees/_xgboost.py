@@ -239,15 +239,7 @@ def _ensemble(document, missing_value, classes, best_iteration):
         category_levels=_category_levels(forest, path, n_features),
         # XGBoost looks categories up as floor(float32(x)); it refuses
         # categories it did not see in training.
-        categorical_features=tuple(
-            sorted(
-                {
-                    int(tree.feature[u])
-                    for tree in trees
-                    for u in np.flatnonzero(tree.is_categorical)
-                }
-            )
-        ),
+        categorical_features=_categorical_features(learner, trees),
         category_rounding="floor",
         unknown_categories="error",
         missing_value=missing_value,
@@ -419,6 +411,42 @@ def _base_margin(base_score, link, n_outputs):
             f"give {n_outputs} finite margin(s)"
         )
     return values.astype(np.float32).astype(np.float64)
+
+
+def _categorical_features(learner, trees):
+    """The features split by category, sorted; checked against their types.
+
+    XGBoost splits a feature by category only if its declared type is
+    ``"c"``, and then never by threshold. The table floors such a feature's
+    values before every split on it (XGBoost truncates at categorical
+    splits only), so a file that mixes both kinds on one feature, or splits
+    a feature declared numeric by category, is refused: explained, it would
+    not add up to XGBoost's prediction.
+    """
+    by_category, by_threshold = set(), set()
+    for tree in trees:
+        internal = tree.feature >= 0
+        kinds = np.zeros(len(tree.feature), bool)
+        if tree.is_categorical is not None:
+            kinds = tree.is_categorical.astype(bool)
+        by_category.update(tree.feature[internal & kinds].tolist())
+        by_threshold.update(tree.feature[internal & ~kinds].tolist())
+    both = sorted(by_category & by_threshold)
+    if both:
+        raise MalformedModel(
+            f"feature {both[0]} is split both by category and by threshold "
+            "(XGBoost splits a feature one way only)"
+        )
+    types = doc.sequence(learner, "feature_types", "learner", required=False)
+    # (A feature beyond the types is refused with the table's checks.)
+    numeric = [j for j in sorted(by_category) if j < len(types) and types[j] != "c"]
+    if numeric:
+        j = numeric[0]
+        raise MalformedModel(
+            f"feature {j} is split by category, but learner.feature_types "
+            f"declares it {types[j]!r:.20}, not 'c' (categorical)"
+        )
+    return tuple(sorted(by_category))
 
 
 def _softplus_increments(values):
