@@ -32,7 +32,9 @@ from sklearn.preprocessing import (
     StandardScaler,
     TargetEncoder,
 )
+from sklearn.tree import DecisionTreeRegressor
 
+from skshapley import TreeExplainer
 from skshapley._input_groups import input_groups
 
 X = pd.DataFrame(
@@ -158,6 +160,7 @@ def test_one_hot_encoder_drop_and_infrequent(encoder, sex, city):
             n_bins=3, encode="ordinal", quantile_method="averaged_inverted_cdf"
         ),
         FunctionTransformer(np.log1p, feature_names_out="one-to-one"),
+        FunctionTransformer(feature_names_out="one-to-one"),  # the identity
         SimpleImputer(),
     ],
     ids=lambda t: type(t).__name__,
@@ -289,6 +292,40 @@ def test_mixing_transformer_is_an_error_naming_it_and_its_columns(transformer, c
     assert all(repr(column) in message for column in columns)
     assert "['age', 'bmi']" in message
     assert "groups=" in message
+
+
+def _share_of_row(X):
+    X = np.asarray(X, dtype=float)
+    return X / X.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize(
+    "func",
+    [
+        _share_of_row,  # mixes the columns of a row
+        lambda X: np.log1p(X),  # column-wise, but nothing proves it
+        np.vectorize(np.log1p),  # not a ufunc
+    ],
+    ids=["share_of_row", "lambda", "vectorize"],
+)
+def test_a_function_transformer_is_column_wise_only_if_proven(func):
+    """Its names claim one-to-one; only func=None or a ufunc is evidence."""
+    step = make_pipeline(
+        SimpleImputer(), FunctionTransformer(func, feature_names_out="one-to-one")
+    ).fit(X[NUMERIC])
+    with pytest.raises(
+        ValueError,
+        match=r"'functiontransformer' \(FunctionTransformer\).*\['age', 'bmi'\] "
+        r"\(a FunctionTransformer counts as column-wise only with func=None or "
+        r"a NumPy ufunc",
+    ):
+        input_groups(step, NUMERIC)
+    # Through the public explainer: refused, never silently wrong values.
+    model = make_pipeline(step, DecisionTreeRegressor(max_depth=3, random_state=0)).fit(
+        X[NUMERIC], y
+    )
+    with pytest.raises(ValueError, match="counts as column-wise only"):
+        TreeExplainer(model, groups="input").fit().explain(X[NUMERIC])
 
 
 def test_transformer_without_names_out_is_an_error_naming_it():

@@ -219,10 +219,17 @@ def _leaf(sources: Sources, step, label: str) -> Sources:
     ]
     if mixed:
         inputs = sorted(frozenset().union(*sources))
+        hint = (
+            " (a FunctionTransformer counts as column-wise only with func=None "
+            "or a NumPy ufunc such as np.log1p: its output names do not show "
+            "what its function computes)"
+            if isinstance(step, FunctionTransformer)
+            else ""
+        )
         raise ValueError(
             f"groups='input' cannot split {label}: its output columns {mixed} "
-            f"are computed from several input columns {inputs}; pass explicit "
-            "groups= instead."
+            f"are computed from several input columns {inputs}{hint}; pass "
+            "explicit groups= instead."
         )
     return out
 
@@ -256,11 +263,22 @@ def _leaf_sources(sources: Sources, step, n_out: int) -> Sources:
             frozenset().union(*(sources[j] for j in np.flatnonzero(powers)))
             for powers in step.powers_
         ]
-    if isinstance(step, (*_COLUMNWISE, KBinsDiscretizer)) or (
-        isinstance(step, FunctionTransformer) and step.feature_names_out == "one-to-one"
-    ):
+    if isinstance(step, (*_COLUMNWISE, KBinsDiscretizer)) or _elementwise(step):
         return list(sources)
     return [frozenset().union(*sources)] * n_out
+
+
+def _elementwise(step) -> bool:
+    """Whether ``step`` is a FunctionTransformer proven to act value by value.
+
+    Its output names (``feature_names_out="one-to-one"``) say nothing about
+    what ``func`` computes (it may divide each value by its row's total):
+    only the identity (``func=None``) and NumPy ufuncs, which act on each
+    value alone, are traced column by column; any other function mixes.
+    """
+    return isinstance(step, FunctionTransformer) and (
+        step.func is None or isinstance(step.func, np.ufunc)
+    )
 
 
 def _one_hot_widths(encoder: OneHotEncoder) -> list[int]:
