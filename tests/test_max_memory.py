@@ -7,6 +7,8 @@ import textwrap
 import numpy as np
 import pandas as pd
 import pytest
+from limited import run_limited
+from sklearn.base import clone
 from sklearn.compose import make_column_transformer
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.kernel_ridge import KernelRidge
@@ -193,3 +195,81 @@ def test_peak_memory_of_two_million_rows_is_the_result_plus_max_memory():
     result_kib = 2_000_000 * 20 * 8 // 1024
     added_kib = after - before
     assert added_kib < result_kib + (64 + 40) * 1000, (added_kib, result_kib)
+
+
+# -- the permutation explainer's orderings ------------------------------------
+
+
+def test_permutation_draws_in_chunks_give_the_values_of_one_piece(monkeypatch):
+    """Orderings are drawn chunk by chunk: the same values, bounded memory."""
+    X = frame(n=3, seed=2)
+    background = frame(n=20, seed=3)
+    # Not antithetic: rowwise has pairwise interactions only, for which
+    # antithetic pairs are exact and the standard errors all rounding.
+    whole = PermutationExplainer(
+        rowwise, n_permutations=50, antithetic=False, random_state=4
+    ).fit(background)
+    assert whole._draws_per_chunk() >= 50
+    chunked = clone(whole).set_params(max_memory=4 * 7 * whole._draw_bytes())
+    chunked.fit(background)
+    assert chunked._draws_per_chunk() == 7
+    counts = []
+    original = PermutationExplainer._orderings
+
+    def counted(self, rng, count):
+        counts.append(count)
+        return original(self, rng, count)
+
+    monkeypatch.setattr(PermutationExplainer, "_orderings", counted)
+    values, errors = chunked.explain(X, return_std=True)
+    assert counts == ([7] * 7 + [1]) * 3
+    expected, expected_errors = whole.explain(X, return_std=True)
+    # The same draws, added one after another whatever the chunks: the same
+    # bits. The errors merge the chunks' deviations (Chan et al.): a few
+    # roundings of the largest (the additive features' are rounding only).
+    pd.testing.assert_frame_equal(values, expected, check_exact=True)
+    scale = np.abs(expected_errors.to_numpy()).max()
+    assert scale > 0.01
+    np.testing.assert_allclose(errors, expected_errors, rtol=0, atol=1e-12 * scale)
+
+
+def test_permutation_max_memory_too_small_for_one_ordering():
+    explainer = PermutationExplainer(rowwise, max_memory="2kB").fit(frame(n=20))
+    needed = 2 * explainer._row_bytes()
+    assert explainer._row_bytes() > explainer._draw_bytes() > 4 * 20 * 52
+    with pytest.raises(ValueError, match=f"one row needs {needed:,} bytes"):
+        explainer.explain(frame(n=2))
+
+
+@pytest.mark.parametrize("count", [0, 2**31, 2**63, 1.5, True])
+def test_permutation_counts_beyond_the_limit_are_refused(count):
+    explainer = PermutationExplainer(rowwise, n_permutations=count)
+    with pytest.raises(ValueError, match=r"n_permutations must be an integer from 1"):
+        explainer.fit(frame(n=5))
+
+
+PERMUTATION_SCRIPT = """
+import numpy as np
+from skshapley import PermutationExplainer
+rng = np.random.default_rng(0)
+background = rng.normal(size=(2000, 4))
+model = lambda X: np.asarray(X).sum(axis=1)
+explainer = PermutationExplainer(
+    model, n_permutations=3000, random_state=0, max_memory="256MB"
+).fit(background)
+phi = explainer.explain(background[:1])
+print(float(phi.to_numpy().sum() + explainer.expected_value_), model(background[:1])[0])
+"""
+
+
+@pytest.mark.slow
+def test_permutations_past_memory_run_within_max_memory(tmp_path):
+    # All 3000 antithetic draws at once would need about 3 GB of working
+    # arrays (4 players x 2000 background rows each): past what the limited
+    # process may allocate, so it completes only if the draws are chunked.
+    status, out, err = run_limited(
+        [], cwd=tmp_path, memory_bytes=3 * 2**30, code=PERMUTATION_SCRIPT
+    )
+    assert status == 0, err
+    total, prediction = map(float, out.split())
+    assert total == pytest.approx(prediction, abs=1e-9)

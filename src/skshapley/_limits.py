@@ -14,6 +14,10 @@ MAX_FEATURES = 1_000_000
 # Outputs of a model (classes, targets).
 MAX_OUTPUTS = 100_000
 
+# Orderings a permutation explainer draws per row: their memory is bounded
+# by max_memory (drawn in chunks), their time is not.
+MAX_PERMUTATIONS = 2**31 - 1
+
 # Quadrature points per game (the exact rule for 131,072 players).
 MAX_QUADRATURE_POINTS = 65_536
 

@@ -9,7 +9,8 @@ import pandas as pd
 from sklearn.utils import check_random_state
 
 from .._dask import is_dask_collection, lazy_explanation
-from .._memory import DEFAULT_MAX_MEMORY
+from .._limits import MAX_PERMUTATIONS
+from .._memory import DEFAULT_MAX_MEMORY, parse_memory
 from .._progress import progress_callback
 from ._explainer import AgnosticExplainer, Rows
 
@@ -52,7 +53,11 @@ class PermutationExplainer(AgnosticExplainer):
     max_memory : int or str, default="1GB"
         The working memory of an explanation beyond its result, in bytes
         or as text (``"512MB"``, ``"2GiB"``): rows are explained in chunks
-        that fit it, with the same values as in one piece.
+        that fit it, and each row's orderings are drawn in chunks too (any
+        ``n_permutations`` fits), with the same values as in one piece.
+        One row needs at least one ordering's arrays, which grow with the
+        players times the background rows; a smaller budget is refused
+        saying how much one row needs.
 
     Attributes
     ----------
@@ -187,8 +192,16 @@ class PermutationExplainer(AgnosticExplainer):
 
     def _check_params(self) -> None:
         count = self.n_permutations
-        if not isinstance(count, Integral) or isinstance(count, bool) or count < 1:
-            raise ValueError(f"n_permutations must be an integer >= 1; got {count!r}.")
+        if (
+            not isinstance(count, Integral)
+            or isinstance(count, bool)
+            or not 1 <= count <= MAX_PERMUTATIONS
+        ):
+            raise ValueError(
+                f"n_permutations must be an integer from 1 to {MAX_PERMUTATIONS:,} "
+                f"(the time grows with it: 1,000 orderings estimate values to "
+                f"about 3% of their spread); got {count!r:.40}."
+            )
         if not isinstance(self.antithetic, bool | np.bool_):
             raise ValueError(
                 f"antithetic must be True or False; got {self.antithetic!r}."
@@ -210,17 +223,64 @@ class PermutationExplainer(AgnosticExplainer):
         Row ``r`` of the call draws its orderings from ``(entropy, r)``.
         """
         hybrids = self._hybrids(X)
+        per_chunk = self._draws_per_chunk()
         for row, label in enumerate(X.frame.index):
             rng = np.random.default_rng([entropy, X.start + row])
-            draws = self._draw_estimates(hybrids, row, self._orderings(rng), label)
-            out[0, row] = draws.mean(axis=0)
-            if len(draws) > 1:
-                out[1, row] = draws.std(axis=0, ddof=1) / np.sqrt(len(draws))
+            total = np.zeros(out.shape[2:])  # the draws' sum, in draw order
+            squares = np.zeros(out.shape[2:])  # their squared deviations' sum
+            for start in range(0, self.n_permutations, per_chunk):
+                count = min(per_chunk, self.n_permutations - start)
+                draws = self._draw_estimates(
+                    hybrids, row, self._orderings(rng, count), label
+                )
+                # Chan et al.'s update of the deviations by a chunk's.
+                mean = draws.mean(axis=0)
+                squares += ((draws - mean) ** 2).sum(axis=0)
+                if start:
+                    delta = mean - total / start
+                    squares += delta**2 * start * count / (start + count)
+                # Added one draw after another, whatever the chunks: the
+                # same bits for any max_memory.
+                total = np.cumsum(np.concatenate([total[None], draws]), axis=0)[-1]
+            n = self.n_permutations
+            out[0, row] = total / n
+            if n > 1:
+                out[1, row] = np.sqrt(squares / (n - 1)) / np.sqrt(n)
 
-    def _orderings(self, rng: np.random.Generator) -> np.ndarray:
-        """The orderings of one row: the drawn ones, then their reverses."""
+    def _draws_per_chunk(self) -> int:
+        """Draws computed at once: as many as a quarter of ``max_memory`` holds.
+
+        A draw's working arrays grow with the players and background rows
+        (:meth:`_draw_bytes`); the draws of one row are taken in chunks of
+        this many, so that any ``n_permutations`` runs in bounded memory
+        (a row needs at least one draw: :meth:`_row_bytes`). The orderings
+        come from the row's generator in the same order whatever the chunks,
+        so the values do not depend on ``max_memory`` (but for the rounding
+        of their sums).
+        """
+        return max(1, parse_memory(self.max_memory) // 4 // self._draw_bytes())
+
+    def _draw_bytes(self) -> int:
+        """Working bytes of one draw (an ordering, and its reverse if antithetic).
+
+        Per (coalition, background row): 4 masks of one byte, 6 arrays of 8
+        (arrival counts, last hybrids, their values) and the outputs.
+        """
         n_players = len(self.player_names_)
-        drawn = np.argsort(rng.random((self.n_permutations, n_players)), axis=1)
+        n_outputs = len(self.output_names_)
+        per_ordering = n_players * (
+            self.n_background_ * (52 + 8 * n_outputs) + n_players + 24 * n_outputs
+        )
+        return per_ordering * (2 if self.antithetic else 1)
+
+    def _row_bytes(self) -> int:
+        # A row is explained with at least one draw in memory.
+        return super()._row_bytes() + self._draw_bytes()
+
+    def _orderings(self, rng: np.random.Generator, count: int) -> np.ndarray:
+        """``count`` orderings drawn from ``rng``, then their reverses."""
+        n_players = len(self.player_names_)
+        drawn = np.argsort(rng.random((count, n_players)), axis=1)
         return np.vstack([drawn, drawn[:, ::-1]]) if self.antithetic else drawn
 
     def _draw_estimates(
@@ -243,7 +303,7 @@ class PermutationExplainer(AgnosticExplainer):
             estimates, orderings[:, None, :], contributions.transpose(0, 2, 1), axis=2
         )
         if self.antithetic:  # each draw is the pair: the ordering and its reverse
-            count = self.n_permutations
+            count = n_orderings // 2
             estimates = (estimates[:count] + estimates[count:]) / 2
         return estimates
 
