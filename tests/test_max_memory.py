@@ -1,5 +1,6 @@
 """max_memory: explanations in chunks of rows, as in one piece, in bounded memory."""
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -14,6 +15,7 @@ from sklearn.ensemble import RandomForestRegressor
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.tree import DecisionTreeRegressor
 
 from skshapley import (
     ExactExplainer,
@@ -101,7 +103,9 @@ def test_chunks_give_the_values_of_one_piece(name, as_array, monkeypatch):
     X = frame(n=37, seed=1)
     rows = X.to_numpy() if as_array else X
     whole = EXPLAINERS[name]().explain(rows)
-    explainer = EXPLAINERS[name](max_memory=1)  # replaced below: a few rows a chunk
+    # Fitted with the default budget (the interventional tables are built
+    # at fit within it), then explained with a few rows a chunk.
+    explainer = EXPLAINERS[name]()
     row_bytes = explainer._row_bytes()
     explainer.set_params(max_memory=2 * row_bytes * 5)  # 5 rows per chunk
     assert explainer._rows_per_chunk() == 5
@@ -273,3 +277,61 @@ def test_permutations_past_memory_run_within_max_memory(tmp_path):
     assert status == 0, err
     total, prediction = map(float, out.split())
     assert total == pytest.approx(prediction, abs=1e-9)
+
+
+# -- the interventional tables and masks built at fit --------------------------
+
+
+def test_interventional_fit_within_max_memory_or_refused_with_what_it_needs():
+    """One fully grown tree keeps a mask per background row at deep leaves."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1500, 30))
+    tree = DecisionTreeRegressor(random_state=0).fit(X, X.sum(axis=1))
+
+    def fit(max_memory, rows=X):
+        return TreeExplainer(
+            tree, feature_perturbation="interventional", max_memory=max_memory
+        ).fit(rows)
+
+    with pytest.raises(ValueError, match=r"need ([\d,]+) bytes at once") as info:
+        fit("20MB")
+    message = str(info.value)
+    assert "against 1,500 background rows" in message
+    assert "tree 0 (1,500 leaves;" in message
+    needed = int(re.search(r"at least ([\d,]+) bytes", message)[1].replace(",", ""))
+    assert needed > parse_memory("20MB")
+    with pytest.raises(ValueError, match="need"):
+        fit(needed - 1)
+    fit(needed)  # exactly what the message says is enough
+    fitting = int(re.search(r"about ([\d,]+) rows fit", message)[1].replace(",", ""))
+    explainer = fit("20MB", X[:fitting])  # the sample it suggests fits
+    phi = explainer.explain(X[:3])
+    # Efficiency: the values add up to the tree's prediction.
+    np.testing.assert_allclose(
+        phi.sum(axis=1) + explainer.expected_value_, tree.predict(X[:3]), atol=1e-9
+    )
+
+
+INTERVENTIONAL_SCRIPT = """
+import numpy as np
+from sklearn.tree import DecisionTreeRegressor
+from skshapley import TreeExplainer
+rng = np.random.default_rng(0)
+X = rng.normal(size=(16384, 30))
+tree = DecisionTreeRegressor(random_state=0).fit(X, X.sum(axis=1))
+try:
+    TreeExplainer(tree, feature_perturbation="interventional").fit(X)
+except ValueError as exc:
+    print("refused:", exc)
+"""
+
+
+@pytest.mark.slow
+def test_interventional_fit_past_memory_is_refused_before_allocating(tmp_path):
+    # Its masks would take about 10 GB: under a 3 GB address space the fit
+    # must refuse before allocating them (it used to die).
+    status, out, err = run_limited(
+        [], cwd=tmp_path, memory_bytes=3 * 2**30, code=INTERVENTIONAL_SCRIPT
+    )
+    assert status == 0, err
+    assert out.startswith("refused: Interventional values of this model against")

@@ -8,7 +8,7 @@ import numpy as np
 from .._base import BaseExplainer, feature_names, in_shap_convention
 from .._input import float32_unless_float
 from .._limits import MAX_SCRATCH_BYTES_PER_THREAD
-from .._memory import DEFAULT_MAX_MEMORY
+from .._memory import DEFAULT_MAX_MEMORY, parse_memory
 from .._threads import effective_n_threads
 from ..games._quadrature import Rules, check_n_quadrature_points, exact_n_points
 from . import _interactions_core, _tree_core
@@ -116,7 +116,11 @@ class TreeExplainer(BaseExplainer):
     max_memory : int or str, default="1GB"
         The working memory of an explanation beyond its result, in bytes
         or as text (``"512MB"``, ``"2GiB"``): rows are explained in chunks
-        that fit it, with the same values as in one piece.
+        that fit it, with the same values as in one piece. Interventional
+        values build tables of the background at ``fit`` in half of it, a
+        batch of trees at a time; a tree that needs more alone (a fully
+        grown tree against a large background) is refused at ``fit``,
+        saying what it needs and how many background rows would fit.
 
     Attributes
     ----------
@@ -311,7 +315,7 @@ class TreeExplainer(BaseExplainer):
         n_threads = effective_n_threads(self.n_jobs)
         self._background = Background(
             self.ensemble_, self._node_player, len(self.player_names_),
-            background, n_threads,
+            background, n_threads, parse_memory(self.max_memory),
         )  # fmt: skip
         self.n_background_ = len(background)
         self.expected_value_ = self._per_output(self._raw_rows(background).mean(axis=0))

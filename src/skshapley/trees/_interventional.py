@@ -106,10 +106,19 @@ class Background:
         The validated background rows (cast as the model casts them).
     n_threads : int
         Threads for building the tables.
+    max_bytes : int
+        The explainer's ``max_memory``: a tree whose leaves' tables and
+        masks need more than half of it is refused, saying what it needs.
     """
 
-    def __init__(self, ensemble, node_player, n_players, background, n_threads):
+    def __init__(
+        self, ensemble, node_player, n_players, background, n_threads, max_bytes
+    ):
         self._ensemble = ensemble
+        # Tables and masks held at once: half of max_memory, at most
+        # _TABLE_BUDGET_BYTES (the rest is the rows' and the kernels').
+        self._table_budget = min(_TABLE_BUDGET_BYTES, max_bytes // 2)
+        self._max_bytes = max_bytes
         self._node_player = node_player
         self._n_players = n_players
         # The kernels read features by column: one row of each per block.
@@ -358,9 +367,11 @@ class Background:
             return (first, end, int(table_at[first]), int(table_at[end]),
                     int(mask_at[first]), int(mask_at[end]))  # fmt: skip
 
+        per_tree = 8 * (np.diff(table_at) + np.diff(mask_at))
+        self._check_tree_bytes(per_tree, tree_end)
         batches, first, size = [], 0, 0
-        for tree, tree_bytes in enumerate(8 * (np.diff(table_at) + np.diff(mask_at))):
-            if tree > first and size + tree_bytes > _TABLE_BUDGET_BYTES:
+        for tree, tree_bytes in enumerate(per_tree):
+            if tree > first and size + tree_bytes > self._table_budget:
                 batches.append(span(first, tree))
                 first, size = tree, 0
             size += tree_bytes
@@ -368,6 +379,31 @@ class Background:
         bits = int(n_bits[tabulated].max()) if tabulated.any() else -1
         chunks = self._chunks(tree_end, gains, batches)
         return _Plan(offset, is_tabulated, bits, batches, chunks, gains)
+
+    def _check_tree_bytes(self, per_tree: np.ndarray, tree_end: np.ndarray) -> None:
+        """Refuse a tree whose tables and masks need more than the budget.
+
+        A batch holds at least one tree; a leaf too deep to tabulate keeps a
+        mask per background row, so one fully grown tree against a large
+        background can need gigabytes.
+        """
+        tree = int(np.argmax(per_tree))
+        needed = int(per_tree[tree])
+        if 2 * needed <= self._max_bytes:
+            return
+        first = 0 if tree == 0 else int(tree_end[tree - 1])
+        n_leaves = int(tree_end[tree]) - first
+        fitting = self.n_background * (self._max_bytes // 2) // needed
+        raise ValueError(
+            f"Interventional values of this model against {self.n_background:,} "
+            f"background rows need {needed:,} bytes at once for tree {tree} "
+            f"({n_leaves:,} leaves; each leaf whose path is too deep to tabulate "
+            "keeps one mask per background row), and max_memory allows "
+            f"{self._max_bytes // 2:,} (half of it). Raise max_memory to at least "
+            f"{2 * needed:,} bytes, or pass a sample of the background (the "
+            f"masks grow with its rows: about {fitting:,} rows fit), or limit the "
+            "trees' depth."
+        )
 
     def _chunks(self, tree_end: np.ndarray, gains: bool, batches: list) -> list:
         """Each batch's chunks of trees: their starts, then the batch's end.
