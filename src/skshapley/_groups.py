@@ -28,6 +28,11 @@ def feature_players(groups, names: np.ndarray) -> tuple[np.ndarray | None, np.nd
     for group, members in groups.items():
         if isinstance(members, str | int | np.integer):
             members = [members]
+        if members is None or not np.iterable(members):
+            raise ValueError(
+                f"Group {group!r} must list its features (names or positions), "
+                f"e.g. {{{group!r}: ['age', 'income']}}; got {members!r:.60}."
+            )
         indices = [_column_index(member, position, len(names)) for member in members]
         if not indices:
             raise ValueError(f"Group {group!r} has no features.")
@@ -61,7 +66,7 @@ def _column_index(member, position: dict, n_features: int) -> int:
         raise ValueError(
             f"Group member {member} is not a column position (0..{n_features - 1})."
         )
-    if str(member) in position:
+    if member is not None and str(member) in position:
         return position[str(member)]
     raise ValueError(
         f"Group member {member!r} is not one of the model's features: {list(position)}."

@@ -96,6 +96,11 @@ class AgnosticExplainer(BaseExplainer):
             raise refusal
         self._preprocess = None  # a pipeline is a black box: its input is the input
         X = as_pandas(X)
+        if np.ndim(X) == 2 and np.shape(X)[1] == 0:
+            raise ValueError(
+                "The background data X_background has no columns: there are no "
+                "features to attribute the model's output to."
+            )
         players = self._fit_players(*self._input_names(X))
         self._players = np.arange(self.n_features_in_) if players is None else players
         background = self._prepared(X)[0].frame

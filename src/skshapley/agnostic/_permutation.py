@@ -202,6 +202,21 @@ class PermutationExplainer(AgnosticExplainer):
                 f"(the time grows with it: 1,000 orderings estimate values to "
                 f"about 3% of their spread); got {count!r:.40}."
             )
+        seed = self.random_state
+        valid_seed = (
+            seed is None
+            or isinstance(seed, np.random.Generator | np.random.RandomState)
+            or (
+                isinstance(seed, Integral)
+                and not isinstance(seed, bool)
+                and 0 <= seed < 2**63
+            )
+        )
+        if not valid_seed:
+            raise ValueError(
+                "random_state must be None, an integer from 0 to 2**63 - 1, or a "
+                f"NumPy Generator or RandomState; got {seed!r:.40}."
+            )
         if not isinstance(self.antithetic, bool | np.bool_):
             raise ValueError(
                 f"antithetic must be True or False; got {self.antithetic!r}."

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import is_classifier
 
+from .._input import real_values
 from .._naming import model_name
 from .._outputs import class_output_names, regression_output_names
 
@@ -89,12 +90,15 @@ class Response:
         """``out`` as (n_rows, n_outputs) floats, or a ValueError naming its shape."""
         expected = (n_rows, len(self.output_names)) if self.columns else (n_rows,)
         try:
-            array = np.asarray(out, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
+            array = np.asarray(out)
+        except (TypeError, ValueError) as exc:  # ragged
             raise ValueError(
                 f"{self.caller} must return real numbers; got "
                 f"{type(out).__name__} ({exc})."
             ) from exc
+        # Complex numbers, strings and dates are refused, never cast (a cast
+        # drops an imaginary part silently).
+        array = real_values(array, f"The output of {self.caller.lower()}")
         if array.shape != expected:
             raise ValueError(
                 f"{self.caller} returned shape {array.shape} for "
