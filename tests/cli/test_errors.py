@@ -15,6 +15,7 @@ import pytest
 from sklearn.datasets import load_diabetes, load_iris
 from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 from sklearn.kernel_ridge import KernelRidge
+from sklearn.linear_model import LinearRegression
 from sklearn.preprocessing import StandardScaler
 
 from skshapley import TreeExplainer, UnsupportedModelError
@@ -356,3 +357,94 @@ def test_names_with_math_text_characters_in_a_report(tmp_path, capfd):
     html = out.read_text(encoding="utf-8")
     assert "$\\frac$" in html
     assert "x_$^" in html
+
+
+# -- careless input, third round: refused before any work, one line ---------
+
+
+@pytest.fixture(scope="module")
+def linear(tmp_path_factory):
+    """A model that only the model-agnostic explainers take, and its data."""
+    folder = tmp_path_factory.mktemp("careless")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(30, 3)), columns=["a", "b", "c"])
+    model = folder / "linear.pkl"
+    model.write_bytes(pickle.dumps(LinearRegression().fit(X, X["a"] - X["b"])))
+    data = folder / "rows.csv"
+    X.to_csv(data, index=False)
+    return model, data, folder
+
+
+@pytest.mark.parametrize("method", [None, "exact", "permutation"])
+def test_interactions_of_a_model_agnostic_explainer_are_refused_before_work(
+    linear, capfd, method, monkeypatch
+):
+    model, data, folder = linear
+    explained = []
+    monkeypatch.setattr(
+        "skshapley.agnostic._explainer.AgnosticExplainer.fit",
+        lambda *a, **k: explained.append(1),
+    )
+    out = folder / "inter.csv"
+    args = ["explain", "--model", model, "--trust-pickle", "--data", data,
+            "--background", data, "--interactions", "--out", out, "-q"]  # fmt: skip
+    if method:
+        args += ["--method", method]
+    status, _, err = call(capfd, *args)
+    assert status == 2
+    assert err.count("\n") == 1
+    assert "--interactions needs exact interaction values" in err
+    assert "ExactExplainer" in err or "PermutationExplainer" in err
+    assert not explained
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("count", [str(2**31), str(2**63), "0", "-3", "ten"])
+def test_a_permutation_count_past_the_limit_is_a_usage_error(linear, capfd, count):
+    model, data, folder = linear
+    status, _, err = call(
+        capfd, "explain", "--model", model, "--trust-pickle", "--data", data,
+        "--background", data, "--method", "permutation", "--permutations", count,
+        "--out", folder / "p.csv", "-q",
+    )  # fmt: skip
+    assert status == 2
+    assert "argument --permutations: expected" in err
+
+
+@pytest.mark.parametrize(
+    ("column", "shown"),
+    [
+        (["n0", "n1", "n2"] * 147 + ["n0"], "'n0' (str)"),
+        (pd.date_range("2020-01-01", periods=442).astype(str), "'2020-01-01' (str)"),
+    ],
+    ids=["text", "dates"],
+)
+def test_a_text_target_of_a_regressor_is_refused_naming_the_value(
+    files, capfd, column, shown
+):
+    data = files["folder"] / "text_target.csv"
+    files["X"].assign(label=list(column)).to_csv(data, index=False)
+    out = files["folder"] / "text_target.html"
+    status, _, err = call(
+        capfd, "report", "--model", files["tree"], "--trust-pickle", "--data", data,
+        "--target", "label", "--out", out, "-q",
+    )  # fmt: skip
+    assert status == 1
+    assert err.count("\n") == 1
+    assert f"y must hold real numbers (as float64); it holds {shown}" in err
+    assert "--target names that column" in err
+    assert not out.exists()
+
+
+def test_a_background_file_past_the_limit_names_it_and_what_to_do(linear, capfd):
+    model, data, folder = linear
+    big = folder / "big.csv"
+    big.write_text("a,b,c\n" + "1,2,3\n" * 2000)
+    status, _, err = call(
+        capfd, "explain", "--model", model, "--trust-pickle", "--data", data,
+        "--background", big, "--max-data-bytes", "4K", "--background-rows", "10",
+        "--out", folder / "b.csv", "-q",
+    )  # fmt: skip
+    assert status == 1
+    assert f"background file {big} holds more than 4,096 bytes" in err
+    assert "--background-rows samples the rows only after the whole file" in err

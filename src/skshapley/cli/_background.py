@@ -70,7 +70,7 @@ def read_background(
     kept; else ``rows`` are drawn without replacement by
     ``numpy.random.default_rng(seed)`` and kept in the file's order.
     """
-    data = read_data(path, max_bytes=max_bytes)
+    data = read_data(path, max_bytes=max_bytes, what="background")
     data = data.drop(columns=[column for column in drop if column in data.columns])
     if len(data) == 0:
         raise CommandError(f"background file {path} has no rows.")

@@ -143,8 +143,8 @@ class _CappedReader(io.RawIOBase):
     a small compressed file cannot expand into memory without bound.
     """
 
-    def __init__(self, raw, limit: int, path: Path):
-        self._raw, self._limit, self._path = raw, limit, path
+    def __init__(self, raw, limit: int, path: Path, what: str):
+        self._raw, self._limit, self._path, self._what = raw, limit, path, what
         self._count = 0
 
     def readable(self) -> bool:
@@ -154,59 +154,68 @@ class _CappedReader(io.RawIOBase):
         count = self._raw.readinto(buffer)
         self._count += count
         if self._count > self._limit:
-            raise _too_large(self._path, self._limit, "holds")
+            raise _too_large(self._path, self._limit, "holds", self._what)
         return count
 
 
-def _too_large(path: Path, limit: int, verb: str) -> CommandError:
+def _too_large(path: Path, limit: int, verb: str, what: str) -> CommandError:
+    sampling = (
+        " (--background-rows samples the rows only after the whole file is "
+        "read), or a smaller background file"
+        if what == "background"
+        else ""
+    )
     return CommandError(
-        f"data file {path} {verb} more than {limit:,} bytes of data (the limit "
-        "--max-data-bytes; decompressed, for .csv.gz); pass a larger "
-        "--max-data-bytes if you mean to read it"
+        f"{what} file {path} {verb} more than {limit:,} bytes of data (the limit "
+        "--max-data-bytes, for --data and --background; decompressed, for "
+        ".csv.gz); pass a larger --max-data-bytes if you mean to read it"
+        f"{sampling}"
     )
 
 
 @contextlib.contextmanager
-def _csv_stream(path: Path, limit: int):
+def _csv_stream(path: Path, limit: int, what: str):
     """The file's (decompressed) bytes, at most ``limit`` of them."""
     opener = gzip.open if suffix(path) == ".csv.gz" else open
     with opener(path, "rb") as raw:
-        yield io.BufferedReader(_CappedReader(raw, limit, path))
+        yield io.BufferedReader(_CappedReader(raw, limit, path, what))
 
 
-def read_data(path: Path, *, max_bytes: int = DEFAULT_MAX_DATA_BYTES) -> pd.DataFrame:
+def read_data(
+    path: Path, *, max_bytes: int = DEFAULT_MAX_DATA_BYTES, what: str = "data"
+) -> pd.DataFrame:
     """The table in a CSV or Parquet file, of at most ``max_bytes`` of data.
 
     Column names must be unique (pandas would rename a repeated CSV header
     ``x`` to ``x.1``, and explain a column under a name the file does not
-    have).
+    have). ``what`` names the file in errors ("data", "background").
     """
-    check_file(path, "data", DATA_SUFFIXES)
+    check_file(path, what, DATA_SUFFIXES)
     try:
         if suffix(path) in PARQUET_SUFFIXES:
-            columns, data = _read_parquet(path, max_bytes)
+            columns, data = _read_parquet(path, max_bytes, what)
         else:
-            with _csv_stream(path, max_bytes) as stream:  # the header as written
+            with _csv_stream(path, max_bytes, what) as stream:  # the header
                 text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
                 # (pandas names empty names "Unnamed: k", all different.)
                 columns = [name for name in next(csv.reader(text), []) if name]
-            with _csv_stream(path, max_bytes) as stream:
+            with _csv_stream(path, max_bytes, what) as stream:
                 data = pd.read_csv(stream)
     # pandas' and pyarrow's parse errors, gzip's (BadGzipFile is an OSError),
     # and bytes that are not text (UnicodeDecodeError is a ValueError).
     except (OSError, ValueError, EOFError, csv.Error) as exc:
-        raise CommandError(f"cannot read data file {path}: {exc}") from exc
+        raise CommandError(f"cannot read {what} file {path}: {exc}") from exc
     columns = pd.Index(columns)
     repeated = sorted(set(map(str, columns[columns.duplicated()])))
     if repeated:
         raise CommandError(
-            f"data file {path} has repeated column names: {', '.join(repeated)}; "
+            f"{what} file {path} has repeated column names: {', '.join(repeated)}; "
             "each column needs its own name"
         )
     return data
 
 
-def _read_parquet(path: Path, max_bytes: int):
+def _read_parquet(path: Path, max_bytes: int, what: str):
     """A Parquet file's column names and table, if its data is small enough."""
     optional_import("pyarrow", "reading Parquet files")
     import pyarrow.parquet as pq
@@ -216,7 +225,7 @@ def _read_parquet(path: Path, max_bytes: int):
         metadata.row_group(k).total_byte_size for k in range(metadata.num_row_groups)
     )
     if size > max_bytes:
-        raise _too_large(path, max_bytes, "has")
+        raise _too_large(path, max_bytes, "has", what)
     return pq.read_schema(path).names, pd.read_parquet(path)
 
 

@@ -248,12 +248,20 @@ def _check_choice(args, model, groups) -> None:
     """
     seeded = args.seed is not None and args.background_rows is None
     leave_one_out = getattr(args, "leave_one_out", False)
-    if args.permutations is None and not seeded and not leave_one_out:
+    interactions = getattr(args, "interactions", False)
+    if args.permutations is None and not (seeded or leave_one_out or interactions):
         return
     try:
         cls = explainer_class(model, {"groups": groups}, args.method)
     except UnsupportedModelError:
         return
+    if interactions and not getattr(cls, "supports_interactions", False):
+        raise UsageError(
+            f"--interactions needs exact interaction values, which only the tree "
+            f"and kernel explainers compute; the model is explained by "
+            f"{cls.__name__} (--method {cls.method_}). Leave out --interactions "
+            "(or, for a tree or kernel model, --method)"
+        )
     sampling = cls.method_ == "permutation"
     if args.permutations is not None and not sampling:
         raise UsageError(

@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 
 from .. import __version__
-from .._limits import DEFAULT_MAX_DATA_BYTES
+from .._limits import DEFAULT_MAX_DATA_BYTES, MAX_PERMUTATIONS
 from ._inputs import CSV_SUFFIXES, PARQUET_SUFFIXES, suffix
 from ._rows import row_selection
 
@@ -259,7 +259,7 @@ def _add_inputs(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--permutations",
-        type=_positive_int,
+        type=_permutation_count,
         metavar="N",
         help="orders of the features sampled per row by the permutation "
         "explainer, each also reversed (default: 10)",
@@ -326,8 +326,8 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _int_at_least(minimum: int, kind: str):
-    """An argument type: an integer of at least ``minimum``, a ``kind`` one."""
+def _int_at_least(minimum: int, kind: str, maximum: int | None = None):
+    """An argument type: an integer from ``minimum`` (to ``maximum``), ``kind``."""
 
     def parse(text: str) -> int:
         try:
@@ -336,13 +336,18 @@ def _int_at_least(minimum: int, kind: str):
             value = minimum - 1
         if value < minimum:
             raise argparse.ArgumentTypeError(f"expected a {kind} integer, got {text!r}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(
+                f"expected at most {maximum:,}, got {text!r:.30}"
+            )
         return value
 
     return parse
 
 
 _positive_int = _int_at_least(1, "positive")
-_seed = _int_at_least(0, "non-negative")
+_permutation_count = _int_at_least(1, "positive", MAX_PERMUTATIONS)
+_seed = _int_at_least(0, "non-negative", 2**63 - 1)
 
 
 def _byte_count(text: str) -> int:

@@ -15,7 +15,7 @@ from scipy.special import expit
 from sklearn import metrics
 from sklearn.base import BaseEstimator, is_classifier, is_regressor
 
-from .._input import as_pandas
+from .._input import as_pandas, real_values
 from ._html import Markup, element, format_number
 
 # Display names of the metric keys, in the order they are shown.
@@ -43,11 +43,13 @@ class Quality:
     missing: str | None = None  # why metrics one would expect are absent
 
 
-def checked_targets(y, X) -> np.ndarray:
+def checked_targets(y, X, model=None) -> np.ndarray:
     """``y`` as an array of ``n_samples`` targets, aligned with ``X``'s rows.
 
     A Series is aligned by position, so its index must be ``X``'s (for a
-    DataFrame) to be sure that each target belongs to its row.
+    DataFrame) to be sure that each target belongs to its row. Unless
+    ``model`` is a classifier (whose labels may be text), the targets must
+    be real numbers: text, dates or durations are refused.
     """
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
@@ -70,6 +72,16 @@ def checked_targets(y, X) -> np.ndarray:
             f"y must have shape ({n_samples},), one target per row of X, got "
             f"shape {values.shape}."
         )
+    if not _is(is_classifier, model) and values.dtype.kind not in "biuf":
+        try:
+            values = real_values(values, "y")
+        except ValueError as exc:
+            raise ValueError(
+                f"{exc} The model is not a classifier: its predictions are "
+                "compared with numeric targets (R², MAE, RMSE), so y must hold "
+                "the numbers it predicts (with the command: --target names "
+                "that column)."
+            ) from exc
     missing = pd.isna(values) | (
         np.isinf(values) if values.dtype.kind == "f" else False
     )
