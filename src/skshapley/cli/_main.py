@@ -1,5 +1,6 @@
 """The ``skshapley`` command: its two subcommands and its exit statuses."""
 
+import dataclasses
 import os
 import sys
 import traceback
@@ -15,6 +16,7 @@ from .._optional import MissingDependencyError, optional_import, require_matplot
 from .._progress import ProgressBar
 from .._tables import attributions_table, interactions_table
 from ._background import Background, background_of
+from ._categories import as_model_categories, model_categories
 from ._explaining import make_explainer, output_name
 from ._inputs import (
     DATA_SUFFIXES,
@@ -214,6 +216,13 @@ def _setup(args) -> _Job:
     for message in told:
         say(message)
     background = background_of(args)
+    # Columns the model learned as pandas categories, as it reads them.
+    categories = model_categories(model)
+    X = as_model_categories(X, categories)
+    if background is not None:
+        background = dataclasses.replace(
+            background, data=as_model_categories(background.data, categories)
+        )
     explainer = make_explainer(
         model,
         groups,

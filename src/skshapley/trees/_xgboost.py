@@ -414,7 +414,7 @@ def _base_margin(base_score, link, n_outputs):
 
 
 def _categorical_features(learner, trees):
-    """The features split by category, sorted; checked against their types.
+    """The categorical features, sorted: declared ``"c"`` or split by category.
 
     XGBoost splits a feature by category only if its declared type is
     ``"c"``, and then never by threshold. The table floors such a feature's
@@ -446,7 +446,11 @@ def _categorical_features(learner, trees):
             f"feature {j} is split by category, but learner.feature_types "
             f"declares it {types[j]!r:.20}, not 'c' (categorical)"
         )
-    return tuple(sorted(by_category))
+    # Declared categorical but never split on (say, an uninformative pandas
+    # category column): read as a category too, so that the data's column
+    # is accepted as XGBoost accepts it (its values are 0).
+    declared = {j for j, kind in enumerate(types) if kind == "c"}
+    return tuple(sorted(by_category | declared))
 
 
 def _softplus_increments(values):
