@@ -1,7 +1,7 @@
-"""The path-dependent TreeSHAP implementations that ``trees.py`` and
-``latency.py`` time side by side: skshapley's, and the anchors it is compared
-with (shap, FastTreeSHAP, the QuadraSHAP reference code, XGBoost's and
-LightGBM's own contributions).
+"""The TreeSHAP implementations that ``trees.py`` and ``latency.py`` time side
+by side: skshapley's, and the anchors it is compared with (shap, shapiq,
+FastTreeSHAP, the QuadraSHAP reference code, XGBoost's and LightGBM's own
+contributions; for interventional values also woodelf).
 
 Every anchor is optional: imported lazily, and skipped with a note when it is
 missing or does not support a model (README.md says how to install each).
@@ -15,18 +15,26 @@ library's own call alone, returning what a user gets (skshapley's DataFrame,
 the others' arrays), and ``explain.unpack`` turns its result into
 ``(phi, base)``: a latency measurement times ``call``, so that no method pays
 for the conversion the comparison needs.
+
+A method's ``version`` names its library and that library's version
+(``"shap 0.51.0"``): the tables' headers print them.
 """
 
+import contextlib
 import datetime
 import importlib
+import importlib.metadata
+import inspect
 import os
 import platform
 import sys
+import textwrap
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
+import pandas as pd
 import sklearn
 
 import skshapley
@@ -42,7 +50,7 @@ class Method:
     name: str
     prepare: Callable
     threaded: bool  # whether it has a thread count (n_jobs)
-    version: str = ""
+    version: str = ""  # "library version"
     notes: list = field(default_factory=list)
     # which models it is for; the others skip it without a note
     supports: Callable = lambda model: True
@@ -85,7 +93,26 @@ def skshapley_method():
         explain.raw_predict = explainer.raw_predict
         return explain
 
-    return Method("skshapley", prepare, threaded=True), None
+    return Method("skshapley", prepare, True, skshapley_version()), None
+
+
+def skshapley_version() -> str:
+    """ "skshapley version", the first entry of a versions line."""
+    return module_version(skshapley)
+
+
+def module_version(module) -> str:
+    """ "name version" of an imported module (its top-level package's name)."""
+    return f"{module.__name__} {getattr(module, '__version__', '?')}"
+
+
+def distribution_version(name) -> str:
+    """An installed distribution's version, "?" if unknown (shapiq 1.4's
+    ``__version__`` is None)."""
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
 
 
 def booster_library(model):
@@ -110,7 +137,7 @@ def shap_method():
         shap = importlib.import_module("shap")
     except ImportError as error:
         return None, f"shap not importable ({error}); skipped"
-    method = Method("shap path-dependent", None, False, shap.__version__)
+    method = Method("shap path-dependent", None, False, module_version(shap))
 
     def prepare(model, n_jobs):
         explainer = shap.TreeExplainer(
@@ -148,6 +175,78 @@ def import_shap():
         return None
 
 
+def import_shapiq():
+    """The shapiq module and its version ("shapiq 1.8.0"), or None and why not."""
+    try:
+        shapiq = importlib.import_module("shapiq")
+    except ImportError as error:
+        return None, f"shapiq not importable ({error}); skipped"
+    return shapiq, f"shapiq {distribution_version('shapiq')}"
+
+
+def shapiq_explainer(shapiq, version, model, **options):
+    """``shapiq.TreeExplainer(model, index="SV", max_order=1, min_order=1,
+    **options)``: plain Shapley values, order 1 only. Unavailable when shapiq
+    rejects the model (its TypeError or ValueError)."""
+    try:
+        return shapiq.TreeExplainer(
+            model, index="SV", max_order=1, min_order=1, **options
+        )
+    except (TypeError, ValueError) as error:
+        # its first sentence (shapiq 1.4 then lists every model it supports)
+        message = str(error).split(".Supported models")[0]
+        message = textwrap.shorten(message, 100, placeholder=" ...")
+        raise Unavailable(
+            f"{version} rejects {type(model).__name__} ({message})"
+        ) from None
+
+
+def shapiq_values(explanations):
+    """shapiq's explanations of rows as an (n_rows, n_features) array: an
+    ``InteractionValuesBatch`` (shapiq >= 1.7), whose ``values`` map ``(j,)``
+    to feature j's values on every row, or a list of ``InteractionValues``."""
+    batch = getattr(explanations, "values", None)
+    if isinstance(batch, dict):
+        phi = np.zeros((len(explanations), explanations.n_players))
+        for (j,), column in batch.items():
+            phi[:, j] = column
+        return phi
+    return np.stack([values.get_n_order_values(1) for values in explanations])
+
+
+def shapiq_call(explainer):
+    """``X -> explainer.explain_X(X)``, X as an array (shapiq indexes
+    ``X[i, :]``: no DataFrame). Its ``n_jobs`` is not used: it spreads the rows
+    over joblib worker processes, each sent the whole explainer."""
+    return lambda X: explainer.explain_X(np.asarray(X, dtype=float))
+
+
+def shapiq_method():
+    """shapiq's path-dependent TreeExplainer (Shapley values, order 1; a
+    single-threaded kernel), or None; and a note on its algorithm, or why it
+    is skipped."""
+    shapiq, version = import_shapiq()
+    if shapiq is None:
+        return None, version
+    note = None
+    if "backend" not in inspect.signature(shapiq.TreeExplainer).parameters:
+        note = (
+            f"{version} predates the compiled QuadratureTreeSHAP of shapiq >= 1.7 "
+            "(Python >= 3.12): its path-dependent values are TreeSHAP-IQ or "
+            "LinearTreeSHAP, far slower"
+        )
+
+    def prepare(model, n_jobs):
+        explainer = shapiq_explainer(shapiq, version, model)
+        base = explainer.baseline_value  # the trees' cover-weighted mean
+        return explain_function(
+            shapiq_call(explainer),
+            lambda explanations: (shapiq_values(explanations), base),
+        )
+
+    return Method("shapiq path-dependent", prepare, False, version), note
+
+
 def import_fasttreeshap():
     """The FastTreeSHAP module (``fasttreeshap-fixed`` or the original), or None."""
     for name in ("fasttreeshap_fixed", "fasttreeshap"):
@@ -164,7 +263,7 @@ def fasttreeshap_methods():
     module = import_fasttreeshap()
     if module is None:
         return [], "fasttreeshap(-fixed) not importable; skipped"
-    version = f"{module.__name__} {getattr(module, '__version__', '?')}"
+    version = module_version(module)
 
     def make(algorithm):
         method = Method(f"fasttreeshap {algorithm}", None, True, version)
@@ -237,7 +336,7 @@ def native_methods(libraries):
 
         methods.append(Method(
             "xgboost pred_contribs", prepare_xgboost, True,
-            f"xgboost {xgboost.__version__}",
+            module_version(xgboost),
             supports=lambda model: isinstance(model, xgboost.XGBModel),
         ))  # fmt: skip
     lightgbm = libraries.get("lightgbm")
@@ -252,7 +351,7 @@ def native_methods(libraries):
 
         methods.append(Method(
             "lightgbm pred_contrib", prepare_lightgbm, True,
-            f"lightgbm {lightgbm.__version__}",
+            module_version(lightgbm),
             supports=lambda model: isinstance(model, lightgbm.LGBMModel),
         ))  # fmt: skip
     return methods
@@ -297,7 +396,7 @@ def quadrashap_method(path):
     except Exception:
         version = "?"
     name = "quadrashap C++ quadrature"
-    return Method(name, prepare, False, f"{version} ({location})"), None
+    return Method(name, prepare, False, f"quadrashap {version} ({location})"), None
 
 
 def add_quadrashap_path(parser) -> None:
@@ -311,37 +410,37 @@ def add_quadrashap_path(parser) -> None:
 
 def all_methods(libraries, quadrashap_path):
     """skshapley's method (or None) and the anchors that are importable, in
-    table order, the versions line, and why the others are skipped."""
-    skipped = []
+    table order, the versions line, and the notes to print: why the others
+    are skipped, and how an old release differs."""
+    notes = []
     sk, reason = skshapley_method()
     methods = [sk] if sk is not None else []
     if sk is None:
-        skipped.append(reason)
-    native = native_methods(libraries)
-    methods += native
-    shap, reason = shap_method()
-    if shap is not None:
-        methods.append(shap)
-    else:
-        skipped.append(reason)
+        notes.append(reason)
+    methods += native_methods(libraries)
+    for method, note in (shap_method(), shapiq_method()):
+        if method is not None:
+            methods.append(method)
+        if note:
+            notes.append(note)
     fasttree, reason = fasttreeshap_methods()
     methods += fasttree
     if reason:
-        skipped.append(reason)
+        notes.append(reason)
     quadra, reason = quadrashap_method(quadrashap_path)
     if quadra is not None:
         methods.append(quadra)
     else:
-        skipped.append(reason)
+        notes.append(reason)
+    return sk, methods, versions_line(methods, libraries), notes
 
-    versions = [f"skshapley {skshapley.__version__}"]
-    versions += [
-        f"{m.name.split()[0]} {m.version}" for m in (shap, quadra) if m is not None
-    ]
-    if fasttree:
-        versions.append(fasttree[0].version)
-    versions += [m.version for m in native]
-    return sk, methods, " | ".join(versions), skipped
+
+def versions_line(methods, libraries) -> str:
+    """skshapley's version, each method's library's and each boosting library's
+    (the workloads' models), once each."""
+    versions = [skshapley_version()] + [m.version for m in methods if m.version]
+    versions += [module_version(module) for module in libraries.values()]
+    return " | ".join(dict.fromkeys(versions))
 
 
 def machine() -> str:
@@ -378,11 +477,30 @@ class WithBackground:
 
     model: object
     background: np.ndarray
+    # the model's mean raw output on the background: the interventional base,
+    # for a method that does not compute its own (woodelf)
+    mean_raw: np.ndarray
+
+
+def with_background(workload, n_background, start=None):
+    """The workload whose model is a :class:`WithBackground` of its first
+    ``n_background`` rows, explaining its rows from ``start`` on (default:
+    those after the background)."""
+    start = n_background if start is None else start
+    raw = workload.raw if workload.raw64 is None else workload.raw64
+    pair = WithBackground(
+        workload.model, workload.X[:n_background], raw[:n_background].mean(axis=0)
+    )
+    return replace(
+        workload, model=pair, X=workload.X[start:], raw=workload.raw[start:],
+        raw64=None if workload.raw64 is None else workload.raw64[start:],
+    )  # fmt: skip
 
 
 def interventional_methods():
-    """skshapley's, shap's and FastTreeSHAP's interventional values: their
-    ``prepare(pair, n_jobs)`` take a :class:`WithBackground`."""
+    """skshapley's interventional values, and the anchors' that are importable
+    (shap's, shapiq's, woodelf's, FastTreeSHAP's): their ``prepare(pair,
+    n_jobs)`` take a :class:`WithBackground`; and why the others are skipped."""
     from skshapley import TreeExplainer
 
     def prepare_skshapley(pair, n_jobs):
@@ -398,47 +516,131 @@ def interventional_methods():
 
     # Its time is not linear in the rows: tables rebuilt at each call (beyond
     # the budget) serve blocks of up to 512 rows. Always timed on all rows.
-    methods = [
-        Method("skshapley interventional", prepare_skshapley, True, scalable=False)
-    ]
+    sk = Method(
+        "skshapley interventional",
+        prepare_skshapley,
+        True,
+        skshapley_version(),
+        scalable=False,
+    )
+    methods, notes = [sk], []
+    anchors = (
+        shap_interventional_method(),
+        shapiq_interventional_method(),
+        woodelf_method(),
+        fasttreeshap_interventional_method(),
+    )
+    for method, reason in anchors:
+        if method is not None:
+            methods.append(method)
+        else:
+            notes.append(reason)
+    return methods, notes
+
+
+def shap_interventional_method():
+    """shap's interventional TreeExplainer over the whole background
+    (single-threaded), or None and why not."""
     shap = import_shap()
-    if shap is not None:
+    if shap is None:
+        return None, "shap not importable; skipped"
 
-        def prepare_shap(pair, n_jobs):
-            # The whole background: shap's masker keeps 100 rows by default.
-            masker = shap.maskers.Independent(
-                pair.background, max_samples=len(pair.background)
-            )
-            explainer = shap.TreeExplainer(
-                pair.model, masker, feature_perturbation="interventional"
-            )
-            return explain_function(
-                lambda X: explainer.shap_values(X, check_additivity=False),
-                lambda phi: (phi, explainer.expected_value),
-            )
-
-        methods.append(
-            Method("shap interventional", prepare_shap, False, shap.__version__)
+    def prepare(pair, n_jobs):
+        # The whole background: shap's masker keeps 100 rows by default.
+        masker = shap.maskers.Independent(
+            pair.background, max_samples=len(pair.background)
         )
+        explainer = shap.TreeExplainer(
+            pair.model, masker, feature_perturbation="interventional"
+        )
+        return explain_function(
+            lambda X: explainer.shap_values(X, check_additivity=False),
+            lambda phi: (phi, explainer.expected_value),
+        )
+
+    return Method("shap interventional", prepare, False, module_version(shap)), None
+
+
+def shapiq_interventional_method():
+    """shapiq's interventional TreeExplainer (Shapley values, order 1), with its
+    own kernel, or None and why not."""
+    shapiq, version = import_shapiq()
+    if shapiq is None:
+        return None, version
+    parameters = inspect.signature(shapiq.TreeExplainer).parameters
+    if "mode" not in parameters:  # other keywords are ignored: check
+        return None, f"{version}'s TreeExplainer has no interventional mode; skipped"
+    # shapiq >= 1.7 hands inputs of rows x background >= 1e5 to woodelf where
+    # it is installed (backend="auto"): its own kernel is timed here
+    options = {"backend": "shapiq"} if "backend" in parameters else {}
+    # Its OpenMP kernel (and runtime), which shapiq loads on first use, loaded
+    # now: threadpool_limits only limits the runtimes loaded when it is entered.
+    with contextlib.suppress(ImportError):
+        importlib.import_module("shapiq.tree.interventional.cext")
+
+    def prepare(pair, n_jobs):
+        explainer = shapiq_explainer(
+            shapiq, version, pair.model, mode="interventional",
+            reference_dataset=pair.background, **options,
+        )  # fmt: skip
+        base = explainer.baseline_value  # the mean prediction on the background
+        return explain_function(
+            shapiq_call(explainer),
+            lambda explanations: (shapiq_values(explanations), base),
+        )
+
+    # Threaded by OpenMP over the trees (in shapiq 1.8; its threads are those
+    # threadpool_limits leaves, all CPUs outside it), one row at a time.
+    return Method("shapiq interventional", prepare, True, version), None
+
+
+def woodelf_method():
+    """woodelf's interventional Shapley values (the woodelf-explainer package;
+    NumPy, single-threaded), or None and why not."""
+    try:
+        woodelf = importlib.import_module("woodelf")
+    except ImportError as error:
+        return None, f"woodelf not importable ({error}); skipped"
+    if not hasattr(woodelf, "WoodelfExplainer"):
+        return None, "the woodelf installed is not woodelf-explainer's; skipped"
+
+    def prepare(pair, n_jobs):
+        columns = [f"x{j}" for j in range(pair.background.shape[1])]
+        explainer = woodelf.WoodelfExplainer(
+            pair.model, pd.DataFrame(pair.background, columns=columns),
+            feature_perturbation="interventional",
+        )  # fmt: skip
+        # Its expected_value runs shap's TreeExplainer on the background: the
+        # model's mean raw output there is the same value, without shap.
+        return explain_function(
+            lambda X: explainer.shap_values(
+                pd.DataFrame(X, columns=columns), verbose=False
+            ),
+            lambda phi: (phi, pair.mean_raw),
+        )
+
+    version = f"woodelf-explainer {distribution_version('woodelf-explainer')}"
+    # Not linear in the rows: each call first processes the whole background,
+    # then all rows at once. Always timed on all rows.
+    method = Method("woodelf interventional", prepare, False, version, scalable=False)
+    return method, None
+
+
+def fasttreeshap_interventional_method():
+    """FastTreeSHAP's interventional TreeExplainer, or None and why not."""
     fasttreeshap = import_fasttreeshap()
-    if fasttreeshap is not None:
+    if fasttreeshap is None:
+        return None, "fasttreeshap(-fixed) not importable; skipped"
 
-        def prepare_fasttreeshap(pair, n_jobs, module=fasttreeshap):
-            explainer = module.TreeExplainer(
-                pair.model, data=pair.background,
-                feature_perturbation="interventional", n_jobs=n_jobs,
-            )  # fmt: skip
-            return explain_function(
-                lambda X: explainer.shap_values(X, check_additivity=False),
-                lambda phi: (phi, explainer.expected_value),
-            )
-
-        methods.append(
-            Method(
-                "fasttreeshap interventional",
-                prepare_fasttreeshap,
-                True,
-                fasttreeshap.__name__,
-            )
+    def prepare(pair, n_jobs):
+        explainer = fasttreeshap.TreeExplainer(
+            pair.model, data=pair.background,
+            feature_perturbation="interventional", n_jobs=n_jobs,
+        )  # fmt: skip
+        return explain_function(
+            lambda X: explainer.shap_values(X, check_additivity=False),
+            lambda phi: (phi, explainer.expected_value),
         )
-    return methods
+
+    version = module_version(fasttreeshap)
+    return Method("fasttreeshap interventional", prepare, True, version), None

@@ -42,6 +42,11 @@ SKLEARN_WORKLOADS = ("a", "b", "c")
 BOOSTER_WORKLOADS = {"d": "xgboost", "e": "xgboost", "f": "lightgbm"}
 WORKLOADS = SKLEARN_WORKLOADS + tuple(BOOSTER_WORKLOADS)
 
+# The model of trees.py's --background-sweep, not one of WORKLOADS: XGBoost,
+# 100 trees of depth 6 on 30 features, with rows for a background of 50,000.
+SWEEP_WORKLOAD = "s"
+LIBRARIES = {**BOOSTER_WORKLOADS, SWEEP_WORKLOAD: "xgboost"}
+
 
 def float32_rounded(X):
     return X.astype(np.float32).astype(np.float64)
@@ -150,11 +155,16 @@ def make_workloads(quick: bool, keys, libraries, n_rows: int | None = None):
             if quick
             else (10_000, 50, 1000, {"n_estimators": 300, "num_leaves": 63})
         ),
+        "s": (
+            (2000, 10, 100, {"n_estimators": 10, "max_depth": 3})
+            if quick
+            else (60_000, 30, 1000, {"n_estimators": 100, "max_depth": 6})
+        ),
     }
     for key in keys:
         n_samples, n_features, n_explain, params = specs[key]
         n_explain = n_explain if n_rows is None else n_rows
-        library = BOOSTER_WORKLOADS.get(key)
+        library = LIBRARIES.get(key)
         if library is not None and library not in libraries:
             yield f"({key}) skipped: {library} is not importable"
             continue
@@ -219,7 +229,7 @@ def make_workloads(quick: bool, keys, libraries, n_rows: int | None = None):
 def booster_libraries(keys):
     """The boosting libraries the workloads need: ({name: module}, notes)."""
     libraries, notes = {}, []
-    for name in sorted({BOOSTER_WORKLOADS[k] for k in keys if k in BOOSTER_WORKLOADS}):
+    for name in sorted({LIBRARIES[k] for k in keys if k in LIBRARIES}):
         try:
             libraries[name] = importlib.import_module(name)
         except ImportError as error:

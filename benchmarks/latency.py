@@ -1,6 +1,6 @@
 """Latency of path-dependent TreeSHAP on one row and small batches: skshapley
-against the QuadraSHAP reference code, FastTreeSHAP, shap and XGBoost's and
-LightGBM's own contributions (issue 17).
+against the QuadraSHAP reference code, FastTreeSHAP, shap, shapiq and
+XGBoost's and LightGBM's own contributions (issue 17).
 
 What is measured
 ----------------
@@ -22,13 +22,17 @@ DataFrame, explained by ``TreeExplainer(model).fit()`` with its default
 The methods are those of ``trees.py`` (``_anchors.py``), at one thread
 (``n_jobs=1``, ``nthread`` / ``num_threads`` 1, inside
 ``threadpoolctl.threadpool_limits(1)``) and at ``--threads`` (default 2);
-shap's and QuadraSHAP's kernels are single-threaded and repeat their
+shap's, shapiq's and QuadraSHAP's kernels are single-threaded and repeat their
 one-thread time there (marked ``1†``). Each method's explainer is built once
 per thread count; what is timed is the library's own call on the rows
 (skshapley's ``explain`` returning its DataFrame, shap's ``shap_values``,
-XGBoost's ``DMatrix`` and ``predict(pred_contribs=True)``, ...), never a
-conversion. Per case: one warm-up call, then calls on the same rows until
-they took ``--budget`` seconds in all and at least ``--repeat`` were made;
+shapiq's ``explain_X``, XGBoost's ``DMatrix`` and
+``predict(pred_contribs=True)``, ...), never a conversion. The header names
+the version of every library and of Python. Per case: one warm-up call, then
+calls on the same rows until they took ``--budget`` seconds in all and at
+least ``--repeat`` were made (fewer after a call of ``CALL_LIMIT`` seconds; a
+method's larger cases are skipped, with a note, once its time per row says a
+call would take longer: shapiq 1.4, in Python, takes seconds a row);
 ``best`` and ``median`` are the fastest and the median call. ``ratio`` is the
 method's best time over skshapley's in the same case (> 1: skshapley is
 faster); ``max|Δφ|`` the largest absolute difference from skshapley's values
@@ -48,8 +52,9 @@ the two-thread ones need two idle cores.
 after them are explained (1 and 10), by skshapley's
 ``TreeExplainer(model, feature_perturbation="interventional").fit(background)``,
 shap's ``TreeExplainer(model, Independent(background, max_samples=200),
-feature_perturbation="interventional")`` and FastTreeSHAP's, at 1 and
-``--threads`` threads, with no targets. The forest's background tables exceed
+feature_perturbation="interventional")``, shapiq's, woodelf's and
+FastTreeSHAP's (as in ``trees.py --interventional``), at 1 and ``--threads``
+threads, with no targets. The forest's background tables exceed
 what skshapley keeps from ``fit``: its few rows take pair walks (one walk
 per tree with the background rows that reach each node) instead of
 rebuilding them; the boosted model's are kept.
@@ -64,7 +69,6 @@ installed (QuadraSHAP: see ``README.md`` and ``--quadrashap-path``)::
 """
 
 import argparse
-import dataclasses
 import os
 import statistics
 import sys
@@ -75,12 +79,13 @@ import numpy as np
 import pandas as pd
 from _anchors import (
     Unavailable,
-    WithBackground,
     add_quadrashap_path,
     all_methods,
     efficiency_residual,
     interventional_methods,
     machine,
+    versions_line,
+    with_background,
 )
 from _workloads import (
     BOOSTER_WORKLOADS,
@@ -106,6 +111,11 @@ FOREST_ROWS = 100
 INTERVENTIONAL_WORKLOADS = ("a", "d")
 BACKGROUND_ROWS = 200
 
+# A case stops at its first call past this many seconds, even before
+# --repeat calls, and a method's larger cases are skipped once its calls would
+# take longer (an old release of an anchor, in Python, takes seconds a row).
+CALL_LIMIT = 10.0
+
 # Issue 17's targets.
 ONE_ROW_SPEEDUP = 2.0  # fastest anchor / skshapley, one row, one thread
 THREAD_SPEEDUP = 1.7  # skshapley one thread / two threads, the forest
@@ -129,10 +139,13 @@ class Timing:
 
 def time_calls(call, X, budget, min_calls):
     """One warm-up call, then calls until ``budget`` seconds and ``min_calls``
-    calls: (best, median, calls, the last result)."""
+    calls (fewer after a call of ``CALL_LIMIT`` seconds): (best, median,
+    calls, the last result)."""
     call(X)  # the first calls start thread pools and fill caches
     times = []
     while len(times) < min_calls or sum(times) < budget:
+        if max(times, default=0.0) >= CALL_LIMIT:  # one such call is enough
+            break
         start = time.perf_counter()
         result = call(X)
         times.append(time.perf_counter() - start)
@@ -156,7 +169,14 @@ def measure_threads(workload, methods, threads, rows_list, args, single, notes):
                 if threads == 1:
                     notes.append(f"{method.name}: {reason}; skipped")
                 continue
+            seconds_a_row = 0.0  # of the method's last case
             for rows in rows_list:
+                if seconds_a_row * rows > CALL_LIMIT:
+                    notes.append(
+                        f"{method.name} ({threads} thread{'s' * (threads > 1)}): "
+                        f"{rows} rows skipped (~{seconds_a_row * rows:.0f} s a call)"
+                    )
+                    continue
                 X = workload.X[:rows]
                 best, median, calls, result = time_calls(
                     explain.call, X, args.budget, args.repeat
@@ -168,6 +188,7 @@ def measure_threads(workload, methods, threads, rows_list, args, single, notes):
                 timing.residual = efficiency_residual(phi, base, workload.raw[:rows])
                 timing.phi = np.asarray(phi, dtype=float).reshape(rows, -1)
                 timings.append(timing)
+                seconds_a_row = best / rows
             if threads == 1:
                 single[method.name] = [t for t in timings if t.method == method.name]
     return timings
@@ -292,10 +313,11 @@ def run_interventional(args, keys):
     threads, against the same background for every method: tables."""
     keys = [k for k in keys if k in INTERVENTIONAL_WORKLOADS]
     libraries, reasons = booster_libraries(keys)
-    methods = interventional_methods()
+    methods, skipped = interventional_methods()
+    print(versions_line(methods, libraries))
     print(machine())
     print("ratio = best time / skshapley's best time in the same case (> 1: slower)")
-    for reason in reasons:
+    for reason in reasons + skipped:
         print(f"note: {reason}")
     print()
     n_background = 50 if args.quick else BACKGROUND_ROWS
@@ -305,13 +327,7 @@ def run_interventional(args, keys):
         if isinstance(workload, str):  # skipped
             print(f"{workload}\n")
             continue
-        background = workload.X[:n_background]
-        workload = dataclasses.replace(
-            workload,
-            model=WithBackground(workload.model, background),
-            X=workload.X[n_background:],
-            raw=workload.raw[n_background:],
-        )
+        workload = with_background(workload, n_background)
         notes, single, timings = [], {}, []
         for threads in (1, args.threads):
             timings += measure_threads(
@@ -349,7 +365,8 @@ def main():
     parser.add_argument(
         "--interventional", action="store_true",
         help=f"interventional values instead (workloads a and d, background "
-        f"{BACKGROUND_ROWS} rows), against shap's and FastTreeSHAP's",
+        f"{BACKGROUND_ROWS} rows), against shap's, shapiq's, woodelf's and "
+        "FastTreeSHAP's",
     )  # fmt: skip
     add_quadrashap_path(parser)
     args = parser.parse_args()

@@ -1,5 +1,5 @@
-"""Path-dependent TreeSHAP: skshapley against shap, FastTreeSHAP, QuadraSHAP and
-XGBoost's and LightGBM's own.
+"""Path-dependent TreeSHAP: skshapley against shap, shapiq, FastTreeSHAP,
+QuadraSHAP and XGBoost's and LightGBM's own.
 
 What is measured
 ----------------
@@ -55,16 +55,21 @@ Each workload is explained, in one process and side by side, by
   the models it supports (random forests, extra trees, single trees). It is
   looked up as an installed package, or in the directory given by
   ``--quadrashap-path`` or the ``QUADRASHAP_PATH`` environment variable (a
-  ``pip install --no-deps --target DIR`` of that repository).
+  ``pip install --no-deps --target DIR`` of that repository);
+* shapiq, ``shapiq.TreeExplainer(model, index="SV", max_order=1,
+  min_order=1).explain_X(X)`` (Shapley values of order 1; its compiled
+  QuadratureTreeSHAP from shapiq 1.7, TreeSHAP-IQ in Python in 1.4), one row
+  at a time on one thread, on the models it accepts.
 
-shap, FastTreeSHAP, QuadraSHAP, xgboost and lightgbm are optional: they are
-imported lazily, and a method that is missing or does not support a model is
-skipped with a note (XGBoost's and LightGBM's own explain only their models).
+shap, shapiq, FastTreeSHAP, QuadraSHAP, xgboost and lightgbm are optional:
+they are imported lazily, and a method that is missing or does not support a
+model is skipped with a note (XGBoost's and LightGBM's own explain only their
+models). The header names the version of every library and of Python.
 
 Threads: first every method with one thread (``n_jobs=1``, inside
 ``threadpoolctl.threadpool_limits(1)`` so that no BLAS or OpenMP pool grows),
 then all CPUs (``n_jobs=-1``) for skshapley, FastTreeSHAP and XGBoost's and
-LightGBM's own (their ``nthread`` / ``num_threads``). shap's and
+LightGBM's own (their ``nthread`` / ``num_threads``). shap's, shapiq's and
 QuadraSHAP's kernels are single-threaded: in the all-CPU block they show their
 one-thread times again (marked ``1†``), not a new run.
 
@@ -73,8 +78,10 @@ timed once; ``seconds`` is the best of ``--repeat`` explanation runs over all
 the rows (fewer runs once they took ``TIME_BUDGET`` seconds in all); ``ms/row``
 is ``seconds`` per explained row; ``ratio`` is the method's ``seconds`` over
 skshapley's with the same threads (> 1: skshapley is faster; against shap's
-time when skshapley is unavailable, which the header says); ``residual`` is the
-largest efficiency residual over the explained rows,
+time when skshapley is unavailable, which the header says); ``max|Δφ|`` is the
+largest absolute difference from the values of that same reference, on the
+rows both were timed on (values that are wrong but sum right show there);
+``residual`` is the largest efficiency residual over the explained rows,
 
     max_rows |sum_i phi_i + base - f(x)| / max_rows |f(x)|,
 
@@ -87,7 +94,9 @@ residual against the margin summed in float64 instead (the float32 leaf
 values of the leaves ``pred_leaf`` reaches, plus ``base_score``).
 Every method first explains a few rows to warm up, then 1 and ``PILOT_ROWS``
 rows, which estimate its time per row and its fixed time per call (FastTreeSHAP
-v2 precomputes per call). A method whose full run would take more than
+v2 precomputes per call); a method whose first row took over
+``SUBSET_BUDGET / PILOT_ROWS`` seconds runs 2 rows instead of ``PILOT_ROWS``.
+A method whose full run would take more than
 ``SUBSET_BUDGET`` seconds is timed on the first rows only and its time scaled
 linearly to all rows, ``fixed + (measured - fixed) * n_rows / n_timed``
 (marked ``*``, with the rows and the fixed part in the notes; its residual is
@@ -102,6 +111,7 @@ installed::
     python benchmarks/trees.py --workload d --workload e --workload f
     python benchmarks/trees.py --interactions  # interaction values instead
     python benchmarks/trees.py --interventional  # interventional values instead
+    python benchmarks/trees.py --background-sweep  # against background sizes
 
 Interaction values (``--interactions``): workloads (a) and (d) above,
 explaining 200 rows (20 with ``--quick``), by
@@ -122,8 +132,23 @@ with the first 1000 rows of the training data as the background and the next
 (``setup`` includes this fit, which builds the background's tables), shap's
 ``TreeExplainer(model, Independent(background, max_samples=1000),
 feature_perturbation="interventional")`` (the whole background: shap keeps
-only 100 rows of it by default) and FastTreeSHAP's when importable, with the
-same ``--repeat``, scaling and peak-memory notes as the interaction runs.
+only 100 rows of it by default), shapiq's ``TreeExplainer(model,
+mode="interventional", reference_dataset=background, index="SV",
+max_order=1, min_order=1, backend="shapiq")`` (where it has a ``mode``; its
+own OpenMP kernel, not the woodelf it hands large inputs to by default),
+woodelf's ``WoodelfExplainer(model, background_frame,
+feature_perturbation="interventional").shap_values(frame)`` (the
+woodelf-explainer package; base: the model's mean raw output on the
+background) and FastTreeSHAP's, each when importable, with the same
+``--repeat``, scaling and peak-memory notes as the interaction runs.
+
+Background sizes (``--background-sweep``): the interventional methods on one
+``xgboost.XGBRegressor(n_estimators=100, max_depth=6)``, fitted on 60000 × 30
+``make_regression`` data, against backgrounds of 1000, 10000 and 50000 rows
+(the first rows of the data), explaining the same 1000 rows (those after the
+largest background) each time; ``--quick``: 10 trees of depth 3, backgrounds
+of 100 and 1000 rows, 100 rows explained. A table per size, then each
+anchor's time over skshapley's, per size and threads.
 """
 
 import argparse
@@ -131,14 +156,12 @@ import dataclasses
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
-import sklearn
 from _anchors import (
     Method,
     Unavailable,
-    WithBackground,
     add_quadrashap_path,
     all_methods,
     booster_library,
@@ -147,10 +170,15 @@ from _anchors import (
     import_shap,
     interventional_methods,
     machine,
+    module_version,
+    skshapley_version,
+    versions_line,
+    with_background,
     xgboost_predict,
 )
 from _workloads import (
     BOOSTER_WORKLOADS,
+    SWEEP_WORKLOAD,
     WORKLOADS,
     booster_libraries,
     make_workloads,
@@ -191,6 +219,10 @@ class Row:
     residual64: float | None = None  # against Workload.raw64
     fixed: float = 0.0  # the part of a scaled time that was not scaled
     note: str = ""
+    # the values on the rows timed, (timed_rows, values), and their largest
+    # difference from the reference's (skshapley's) on the rows both timed
+    phi: np.ndarray | None = field(default=None, repr=False)
+    difference: float | None = None
 
     @property
     def scaled(self):
@@ -223,7 +255,11 @@ def measure(method, workload, n_jobs, repeat, threads_label):
     X = workload.X
     n_rows = len(X)
     pilot = min(PILOT_ROWS, n_rows)
-    explain(X[:pilot])  # warm-up
+    first = elapsed(lambda: explain(X[:1]))  # warm-up, and a first estimate
+    if first * pilot > SUBSET_BUDGET:  # slow: 2 pilot rows, no more warm-up
+        pilot = min(2, n_rows)
+    else:
+        explain(X[:pilot])  # warm-up
     one = elapsed(lambda: explain(X[:1]))
     several = elapsed(lambda: explain(X[:pilot]))
     per_row = max(several - one, 0.0) / (pilot - 1) if pilot > 1 else several
@@ -234,6 +270,7 @@ def measure(method, workload, n_jobs, repeat, threads_label):
         n_timed = min(n_rows, max(pilot, n_timed))
     seconds, row.runs, (phi, base) = best_time(lambda: explain(X[:n_timed]), repeat)
     row.timed_rows = n_timed
+    row.phi = np.asarray(phi, dtype=float).reshape(n_timed, -1)
     row.fixed = min(fixed, seconds)
     row.seconds = row.fixed + (seconds - row.fixed) * n_rows / n_timed
     if getattr(explain, "ran", None):
@@ -298,6 +335,7 @@ def run_workload(workload, methods, reference_name, repeat, errors):
         for row in block:
             if reference is not None:
                 row.ratio = row.seconds / reference.seconds
+                row.difference = max_difference(row.phi, reference.phi)
         rows.append(block)
     if raw_notes:
         notes.append("skshapley raw_predict vs the model's raw output: " + (
@@ -321,6 +359,15 @@ def run_workload(workload, methods, reference_name, repeat, errors):
         notes += [n for n in method.notes if n not in notes]
         method.notes.clear()
     return rows, notes
+
+
+def max_difference(phi, reference):
+    """``max |phi - reference|`` on the rows both hold, or None when their
+    values differ in number (outputs)."""
+    if phi.shape[1] != reference.shape[1]:
+        return None
+    n = min(len(phi), len(reference))
+    return float(np.abs(phi[:n] - reference[:n]).max())
 
 
 # -- interaction values (--interactions) -----------------------------------
@@ -352,7 +399,9 @@ def interaction_methods(libraries):
         explain.raw_predict = explainer.raw_predict
         return explain
 
-    methods = [Method("skshapley interactions", prepare_skshapley, threaded=True)]
+    methods = [
+        Method("skshapley interactions", prepare_skshapley, True, skshapley_version())
+    ]
     shap = import_shap()
     if shap is not None:
 
@@ -368,7 +417,7 @@ def interaction_methods(libraries):
             return explain
 
         methods.append(
-            Method("shap interactions", prepare_shap, False, shap.__version__)
+            Method("shap interactions", prepare_shap, False, module_version(shap))
         )
     fasttreeshap = import_fasttreeshap()
     if fasttreeshap is not None:
@@ -382,14 +431,10 @@ def interaction_methods(libraries):
 
             return explain
 
-        methods.append(
-            Method(
-                "fasttreeshap v1 interactions",
-                prepare_fasttreeshap,
-                True,
-                fasttreeshap.__name__,
-            )
-        )
+        methods.append(Method(
+            "fasttreeshap v1 interactions", prepare_fasttreeshap, True,
+            module_version(fasttreeshap),
+        ))  # fmt: skip
     xgboost = libraries.get("xgboost")
     if xgboost is not None:
 
@@ -406,7 +451,7 @@ def interaction_methods(libraries):
 
         methods.append(Method(
             "xgboost pred_interactions", prepare_xgboost, True,
-            f"xgboost {xgboost.__version__}",
+            module_version(xgboost),
             supports=lambda model: isinstance(model, xgboost.XGBModel),
         ))  # fmt: skip
     return methods
@@ -420,7 +465,7 @@ def _peak_child(name, model, X, connection):
     the resident size (VmRSS) at that moment.
     """
     libraries, _ = booster_libraries(INTERACTION_WORKLOADS)
-    methods = interaction_methods(libraries) + interventional_methods()
+    methods = interaction_methods(libraries) + interventional_methods()[0]
     method = next(m for m in methods if m.name == name)
     with threadpool_limits(limits=1):
         explain = method.prepare(model, 1)
@@ -470,18 +515,15 @@ def peak_memory_mib(name, model, X):
     return None if peak is None else peak / 1024
 
 
-def print_side_run_header(args, methods, skipped) -> None:
-    """The header of the --interactions and --interventional runs: versions,
-    machine, how ratios read, and skipped methods."""
-    print(" | ".join(m.version or m.name for m in methods))
-    print(
-        f"numpy {np.__version__} | scikit-learn {sklearn.__version__} | "
-        f"{effective_n_threads(-1)} threads | load {os.getloadavg()[0]:.2f} | "
-        f"best of {args.repeat} runs{' | quick' if args.quick else ''}"
-    )
+def print_side_run_header(args, methods, libraries, notes) -> None:
+    """The header of the --interactions, --interventional and
+    --background-sweep runs: versions, machine, how ratios read, and notes
+    (skipped methods)."""
+    print(versions_line(methods, libraries))
+    print(f"{machine()} | best of {args.repeat} runs{' | quick' if args.quick else ''}")
     print("ratio = time / skshapley's time with the same threads (> 1: slower)")
-    for reason in skipped:
-        print(f"note: {reason}")
+    for note in notes:
+        print(f"note: {note}")
     print()
 
 
@@ -489,7 +531,7 @@ def run_interactions(args):
     """The interaction runs: both workloads, both thread blocks, peak memory."""
     libraries, skipped = booster_libraries(INTERACTION_WORKLOADS)
     methods = interaction_methods(libraries)
-    print_side_run_header(args, methods, skipped)
+    print_side_run_header(args, methods, libraries, skipped)
     errors = []
     n_rows = 20 if args.quick else INTERACTION_ROWS
     for workload in make_workloads(
@@ -503,7 +545,11 @@ def run_interactions(args):
         )
         notes += peak_memory_notes(workload, blocks)
         print_workload(workload, blocks, notes)
-    print("residual = max |Σ_jk Φ_jk + base - f(x)| / max |f(x)|")
+    print(
+        "max|Δφ| = largest difference from skshapley's values (every entry of "
+        "the matrices), same threads; residual = max |Σ_jk Φ_jk + base - f(x)| "
+        "/ max |f(x)|"
+    )
     if errors:
         print("skshapley failed:", *errors, sep="\n  ", file=sys.stderr)
         sys.exit(1)
@@ -525,8 +571,8 @@ INTERVENTIONAL_ROWS = 1000
 def run_interventional(args):
     """The interventional runs: both workloads, both thread blocks, peak memory."""
     libraries, skipped = booster_libraries(INTERVENTIONAL_WORKLOADS)
-    methods = interventional_methods()
-    print_side_run_header(args, methods, skipped)
+    methods, reasons = interventional_methods()
+    print_side_run_header(args, methods, libraries, skipped + reasons)
     errors = []
     n_rows = 100 if args.quick else INTERVENTIONAL_ROWS
     for workload in make_workloads(
@@ -535,30 +581,104 @@ def run_interventional(args):
         if isinstance(workload, str):
             print(f"{workload}\n")
             continue
-        background = workload.X[:n_rows]
-        workload = dataclasses.replace(
-            workload,
-            title=workload.title.replace(
-                f"explain {2 * n_rows} rows", f"explain {n_rows} rows"
-            )
-            + f", background {n_rows} rows",
-            model=WithBackground(workload.model, background),
-            X=workload.X[n_rows:],
-            raw=workload.raw[n_rows:],
-            raw64=None if workload.raw64 is None else workload.raw64[n_rows:],
-        )
+        workload = background_workload(workload, n_rows, n_rows)
         blocks, notes = run_workload(
             workload, methods, "skshapley interventional", args.repeat, errors
         )
         notes += peak_memory_notes(workload, blocks)
         print_workload(workload, blocks, notes)
+    print_interventional_footer(errors)
+
+
+def background_workload(workload, n_background, start):
+    """``with_background(workload, n_background, start)``, its title saying
+    the rows explained and the background's size."""
+    sized = with_background(workload, n_background, start)
+    title = workload.title.replace(
+        f"explain {len(workload.X)} rows", f"explain {len(sized.X)} rows"
+    )
+    return dataclasses.replace(sized, title=f"{title}, background {n_background} rows")
+
+
+def print_interventional_footer(errors) -> None:
+    """What the columns mean, then exit 1 if skshapley failed."""
     print(
         "setup = building the explainer (skshapley: fit, its background's "
-        "tables); * timed on the first rows and scaled linearly"
+        "tables); * timed on the first rows and scaled linearly; max|Δφ| = "
+        "largest difference from skshapley's values, same threads"
     )
     if errors:
         print("skshapley failed:", *errors, sep="\n  ", file=sys.stderr)
         sys.exit(1)
+
+
+# -- background sizes (--background-sweep) ----------------------------------
+#
+# Interventional values of one XGBoost model (100 trees of depth 6, 30
+# features) against backgrounds of growing size, the first rows of its
+# training data, explaining the same rows (those after the largest background)
+# each time.
+
+SWEEP_BACKGROUNDS = (1_000, 10_000, 50_000)
+QUICK_SWEEP_BACKGROUNDS = (100, 1_000)
+
+
+def run_background_sweep(args):
+    """A table per background size (both thread blocks), then every anchor's
+    time over skshapley's per size."""
+    libraries, skipped = booster_libraries([SWEEP_WORKLOAD])
+    methods, reasons = interventional_methods()
+    print_side_run_header(args, methods, libraries, skipped + reasons)
+    sizes = QUICK_SWEEP_BACKGROUNDS if args.quick else SWEEP_BACKGROUNDS
+    n_rows = 100 if args.quick else INTERVENTIONAL_ROWS
+    workload = next(
+        make_workloads(args.quick, [SWEEP_WORKLOAD], libraries, max(sizes) + n_rows)
+    )
+    if isinstance(workload, str):  # skipped: no xgboost
+        print(workload)
+        return
+    errors, results = [], []
+    for size in sizes:
+        sized = background_workload(workload, size, max(sizes))
+        blocks, notes = run_workload(
+            sized, methods, "skshapley interventional", args.repeat, errors
+        )
+        print_workload(sized, blocks, notes)
+        results.append((size, blocks))
+    print_sweep_ratios(results)
+    print_interventional_footer(errors)
+
+
+def print_sweep_ratios(results) -> None:
+    """Per background size and threads: skshapley's time (all rows) and each
+    anchor's ratio (its time over skshapley's)."""
+    anchors = list(dict.fromkeys(
+        row.method
+        for _, blocks in results
+        for block in blocks
+        for row in block
+        if not row.method.startswith("skshapley")
+    ))  # fmt: skip
+    print("time / skshapley's time, per background size (> 1: skshapley is faster)")
+    widths = [max(len(name), 8) for name in anchors]
+    header = f"    {'background':>10} {'threads':>7} {'skshapley ms':>12} " + " ".join(
+        f"{name:>{width}}" for name, width in zip(anchors, widths, strict=True)
+    )
+    print(header)
+    print("    " + "-" * (len(header) - 4))
+    for size, blocks in results:
+        for block in blocks:
+            ratios = {row.method: row.ratio for row in block}
+            sk = next((r for r in block if r.method.startswith("skshapley")), None)
+            if sk is None:  # failed: reported with the table
+                continue
+            cells = " ".join(
+                f"{fmt(ratios.get(name), '.2f'):>{width}}"
+                for name, width in zip(anchors, widths, strict=True)
+            )
+            ms = sk.seconds * 1e3
+            print(f"    {size:>10,} {sk.threads:>7} {ms:>12.3f} {cells}")
+    print()
 
 
 # -- output ------------------------------------------------------------------
@@ -576,7 +696,7 @@ def print_workload(workload, blocks, notes):
     )
     header = (
         f"    {'method':<27} {'threads':>7} {'setup s':>8} {'seconds':>9} "
-        f"{'ms/row':>9} {'runs':>4} {'ratio':>7} {'residual':>9}"
+        f"{'ms/row':>9} {'runs':>4} {'ratio':>7} {'max|Δφ|':>8} {'residual':>9}"
     )
     print(header)
     print("    " + "-" * (len(header) - 4))
@@ -589,7 +709,7 @@ def print_workload(workload, blocks, notes):
             print(
                 f"    {row.method:<27} {row.threads:>7} {row.setup:>8.3f} "
                 f"{seconds:>9} {ms:>9.3f} {row.runs:>4} {fmt(row.ratio, '.2f'):>7} "
-                f"{fmt(row.residual, '.1e'):>9}"
+                f"{fmt(row.difference, '.1e'):>8} {fmt(row.residual, '.1e'):>9}"
             )
     for note in notes:
         print(f"    note: {note}")
@@ -618,11 +738,18 @@ def main():
         help="time interventional values instead (workloads a and d, background "
         "1000 rows, 1000 rows)",
     )  # fmt: skip
+    parser.add_argument(
+        "--background-sweep", action="store_true",
+        help="time interventional values against backgrounds of 1000, 10000 and "
+        "50000 rows instead (XGBoost, 100 trees of depth 6, 30 features)",
+    )  # fmt: skip
     args = parser.parse_args()
     if args.interactions:
         return run_interactions(args)
     if args.interventional:
         return run_interventional(args)
+    if args.background_sweep:
+        return run_background_sweep(args)
     keys = [k for k in WORKLOADS if k in (args.workload or WORKLOADS)]
 
     libraries, reasons = booster_libraries(keys)
@@ -661,8 +788,9 @@ def main():
         print_workload(workload, blocks, notes)
     print(
         "* timed on the first rows and scaled linearly (see the notes); "
-        "1† single-threaded method, its one-thread time repeated; residual = "
-        "max |Σφ + base - f(x)| / max |f(x)|"
+        "1† single-threaded method, its one-thread time repeated; max|Δφ| = "
+        "largest difference from skshapley's values, same threads, on the rows "
+        "both were timed on; residual = max |Σφ + base - f(x)| / max |f(x)|"
     )
     print(f"load at the end {os.getloadavg()[0]:.2f}")
     if errors:
