@@ -347,7 +347,46 @@ def _categories(forest, path, n_features):
             values = doc.sequence(column, "values", cpath)
         if values:
             categories[j] = values
+    _check_lookup(cats, f"{path}.cats", categories)
     return categories
+
+
+def _check_lookup(cats, path, categories):
+    """The index XGBoost searches categories with must fit them exactly.
+
+    XGBoost finds a prediction frame's category by binary search through
+    ``sorted_idx``, the order of each feature's categories within its
+    ``feature_segments``; an index that does not sort them (a file edited
+    by hand) would send values to other categories than their own, and
+    repeated categories make the search ambiguous: both are refused.
+    """
+    if all(levels is None for levels in categories):
+        return
+    sizes = [0 if levels is None else len(levels) for levels in categories]
+    segments = doc.numbers(cats, "feature_segments", path, np.int64)
+    expected = np.concatenate([[0], np.cumsum(sizes)])
+    if len(segments) < len(expected) or np.any(
+        segments[: len(expected)] != expected
+    ):
+        raise MalformedModel(
+            f"{path}.feature_segments must count each feature's categories "
+            f"({expected.tolist()[:12]}), got {segments.tolist()[:12]}"
+        )
+    order = doc.numbers(cats, "sorted_idx", path, np.int64, length=int(expected[-1]))
+    for j, levels in enumerate(categories):
+        if levels is None:
+            continue
+        local = order[expected[j] : expected[j + 1]]
+        if sorted(local.tolist()) != list(range(len(levels))):
+            raise MalformedModel(
+                f"{path}.sorted_idx is not an order of feature {j}'s categories"
+            )
+        ranked = [levels[k] for k in local]
+        if any(a >= b for a, b in itertools.pairwise(ranked)):
+            raise MalformedModel(
+                f"{path}.sorted_idx does not sort feature {j}'s categories, or "
+                "they repeat (XGBoost finds a category by it)"
+            )
 
 
 def _strings(column, path):
