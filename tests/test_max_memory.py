@@ -135,12 +135,26 @@ def test_bad_max_memory_is_refused_by_explain():
         explainer.explain(frame(n=3))
 
 
-def test_an_exact_explainers_rows_count_their_tables():
-    # Each row of a chunk keeps a table of 2**n_players values per output.
+def test_an_exact_explainers_rows_count_their_tables_and_hybrids():
+    # Each row of a chunk keeps a table of 2**n_players values per output;
+    # a row evaluates up to 2**n_players - 2 hybrids per background row (8
+    # here), each with two positions (32 bytes at their peak) and an output.
     explainer = EXPLAINERS["exact"]()
     tree = EXPLAINERS["tree"]()
     tables = 8 * len(explainer.output_names_) * 2**4
-    assert explainer._row_bytes() == tree._row_bytes() + tables
+    hybrids = (2**4 - 2) * 8 * (32 + 8)
+    assert explainer._row_bytes() == tree._row_bytes() + tables + hybrids
+
+
+def test_an_exact_explanation_past_max_memory_is_refused_with_what_it_needs():
+    """16 players against 1,000 background rows: 2.6 GB of hybrids per row."""
+    rng = np.random.default_rng(0)
+    background = rng.normal(size=(1000, 16))
+    explainer = ExactExplainer(lambda X: np.asarray(X).sum(axis=1)).fit(background)
+    needed = 2 * explainer._row_bytes()
+    assert needed > 2 * (2**16 - 2) * 1000 * 40
+    with pytest.raises(ValueError, match=f"one row needs {needed:,} bytes"):
+        explainer.explain(background[:1])
 
 
 def test_a_pipeline_with_string_columns_in_chunks():

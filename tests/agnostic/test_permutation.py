@@ -392,3 +392,21 @@ def test_rows_that_differ_from_the_background_in_one_feature_or_none(
     np.testing.assert_allclose(phi, exact[..., 0], rtol=0, atol=RTOL)
     np.testing.assert_array_equal(phi[0], 0.0)
     assert np.count_nonzero(phi[1]) == 1
+
+
+def test_standard_errors_take_memory_only_when_asked_for(monkeypatch):
+    background, rows, _ = game()
+    explainer = PermutationExplainer(entangled, random_state=0).fit(background)
+    buffers = []
+    original = PermutationExplainer._sampled_rows
+
+    def recorded(self, X, out, entropy):
+        buffers.append(out.shape[0])
+        return original(self, X, out, entropy)
+
+    monkeypatch.setattr(PermutationExplainer, "_sampled_rows", recorded)
+    phi = explainer.explain(rows)
+    values, errors = explainer.explain(rows, return_std=True)
+    assert buffers == [1, 2]
+    pd.testing.assert_frame_equal(phi, values)
+    assert (errors.to_numpy() > 0).any()

@@ -167,14 +167,16 @@ class PermutationExplainer(AgnosticExplainer):
                 f"from one ordering is undefined); got {self.n_permutations}."
             )
         entropy = self._entropy()
-        phi, std = self._explained(
+        # The standard errors' buffer only when asked for: the result frame
+        # keeps its whole buffer alive.
+        frames = self._explained(
             X,
             output,
             progress_callback(progress),
             lambda X, out, _: self._sampled_rows(X, out, entropy),
-            2,
+            2 if return_std else 1,
         )
-        return (phi, std) if return_std else phi
+        return tuple(frames) if return_std else frames[0]
 
     def _for_partition(self, number: int) -> "PermutationExplainer":
         """A copy drawing the orderings of partition ``number`` of a Dask collection.
@@ -233,7 +235,8 @@ class PermutationExplainer(AgnosticExplainer):
         return int(check_random_state(self.random_state).randint(2**31))
 
     def _sampled_rows(self, X: Rows, out: np.ndarray, entropy: int) -> None:
-        """Fill ``out[0]`` with rows ``X``'s estimates, ``out[1]`` with their errors.
+        """Fill ``out[0]`` with rows ``X``'s estimates, ``out[1]`` (if any) with
+        their standard errors.
 
         Row ``r`` of the call draws its orderings from ``(entropy, r)``.
         """
@@ -259,7 +262,7 @@ class PermutationExplainer(AgnosticExplainer):
                 total = np.cumsum(np.concatenate([total[None], draws]), axis=0)[-1]
             n = self.n_permutations
             out[0, row] = total / n
-            if n > 1:
+            if len(out) > 1 and n > 1:  # the standard errors, if asked for
                 out[1, row] = np.sqrt(squares / (n - 1)) / np.sqrt(n)
 
     def _draws_per_chunk(self) -> int:

@@ -365,9 +365,7 @@ def _check_lookup(cats, path, categories):
     sizes = [0 if levels is None else len(levels) for levels in categories]
     segments = doc.numbers(cats, "feature_segments", path, np.int64)
     expected = np.concatenate([[0], np.cumsum(sizes)])
-    if len(segments) < len(expected) or np.any(
-        segments[: len(expected)] != expected
-    ):
+    if len(segments) < len(expected) or np.any(segments[: len(expected)] != expected):
         raise MalformedModel(
             f"{path}.feature_segments must count each feature's categories "
             f"({expected.tolist()[:12]}), got {segments.tolist()[:12]}"
