@@ -349,3 +349,20 @@ def test_interventional_fit_past_memory_is_refused_before_allocating(tmp_path):
     )
     assert status == 0, err
     assert out.startswith("refused: Interventional values of this model against")
+
+
+def test_an_interventional_background_past_max_memory_is_refused_at_fit():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 30))
+    tree = DecisionTreeRegressor(max_depth=4, random_state=0).fit(X, X[:, 0])
+    explainer = TreeExplainer(
+        tree, feature_perturbation="interventional", max_memory=2 * 16 * 2000 * 30 - 2
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"background data \(fit's X\) of 2,000 rows and 30 features needs "
+        r"960,000 bytes .*\(about 1,999 rows fit\)",
+    ):
+        explainer.fit(X)
+    explainer.set_params(max_memory=2 * 16 * 2000 * 30).fit(X)  # exactly enough
+    explainer.set_params(max_memory=2 * 16 * 2000 * 30 - 2).fit(X[:1999])
