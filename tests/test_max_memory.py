@@ -4,6 +4,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import tracemalloc
 
 import numpy as np
 import pandas as pd
@@ -11,7 +12,8 @@ import pytest
 from limited import run_limited
 from sklearn.base import clone
 from sklearn.compose import make_column_transformer
-from sklearn.ensemble import RandomForestRegressor
+from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
@@ -366,3 +368,22 @@ def test_an_interventional_background_past_max_memory_is_refused_at_fit():
         explainer.fit(X)
     explainer.set_params(max_memory=2 * 16 * 2000 * 30).fit(X)  # exactly enough
     explainer.set_params(max_memory=2 * 16 * 2000 * 30 - 2).fit(X[:1999])
+
+
+def test_one_output_keeps_only_its_values():
+    """explain(output=k) holds one output's values, the others a chunk's only."""
+    X, y = make_classification(
+        n_samples=4000, n_features=20, n_informative=10, n_classes=10, random_state=0
+    )
+    forest = RandomForestClassifier(n_estimators=3, max_depth=6, random_state=0)
+    explainer = TreeExplainer(forest.fit(X, y), max_memory="4MB").fit()
+    every_output = 8 * len(X) * 10 * 20  # 6.4 MB: the buffer it used to fill
+    tracemalloc.start()
+    try:
+        one = explainer.explain(X, output=3)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < every_output
+    expected = explainer.explain(X[:50])
+    np.testing.assert_array_equal(one.to_numpy()[:50], expected[3].to_numpy())

@@ -222,22 +222,33 @@ class BaseExplainer(BaseEstimator):
         their :class:`QuadratureUse` or None.
         """
         self._check_fitted()
-        if output is not None:
-            position = output_position(self.output_names_, output)
-        max_rows = self._rows_per_chunk()
+        n_outputs, n_players = len(self.output_names_), len(self.player_names_)
         n_samples, index, rows_of = self._row_source(X)
         n_threads = self._n_threads()
-        shape = (n_samples, len(self.output_names_), len(self.player_names_))
-        results = np.zeros((n_results, *shape))
-        quadrature = self._in_chunks(
-            n_samples,
-            lambda rows: explain_rows(rows_of(rows), results[:, rows], n_threads),
-            progress,
-            max_rows,
-        )
+        if output is None:
+            results = np.zeros((n_results, n_samples, n_outputs, n_players))
+
+            def compute(rows):
+                return explain_rows(rows_of(rows), results[:, rows], n_threads)
+
+            max_rows = self._rows_per_chunk()
+        else:
+            # One output kept: the others' values live in a chunk's buffer
+            # only, whose rows count in the budget.
+            position = output_position(self.output_names_, output)
+            results = np.zeros((n_results, n_samples, 1, n_players))
+
+            def compute(rows):
+                chunk = np.zeros(
+                    (n_results, rows.stop - rows.start, n_outputs, n_players)
+                )
+                used = explain_rows(rows_of(rows), chunk, n_threads)
+                results[:, rows] = chunk[:, :, [position]]
+                return used
+
+            max_rows = self._rows_per_chunk(8 * n_results * n_outputs * n_players)
+        quadrature = self._in_chunks(n_samples, compute, progress, max_rows)
         self._record(quadrature)
-        if output is not None:
-            results = results[:, :, [position], :]
         # Each frame gets its own view of X's index: renaming one renames
         # neither X's nor another frame's.
         return [
