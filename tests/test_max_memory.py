@@ -387,3 +387,38 @@ def test_one_output_keeps_only_its_values():
     assert peak < every_output
     expected = explainer.explain(X[:50])
     np.testing.assert_array_equal(one.to_numpy()[:50], expected[3].to_numpy())
+
+
+@pytest.mark.parametrize("name", list(EXPLAINERS))
+def test_raw_predict_runs_in_chunks_with_the_values_of_one_piece(name, monkeypatch):
+    X = frame(n=37, seed=5)
+    whole = EXPLAINERS[name]().raw_predict(X)
+    explainer = EXPLAINERS[name]()
+    input_bytes = 8 * 3 * 4  # three float64 copies of a row of 4 features
+    explainer.set_params(max_memory=2 * input_bytes * 5)  # 5 rows at a time
+    sizes = []
+    original = type(explainer)._raw_rows
+
+    def counted(self, rows, *args):
+        sizes.append(len(rows))
+        return original(self, rows, *args)
+
+    monkeypatch.setattr(type(explainer), "_raw_rows", counted)
+    chunked = explainer.raw_predict(X)
+    assert sizes == [5] * 7 + [2]
+    if name == "kernel pipeline":
+        # A kernel's output is a matrix product: BLAS rounds it by how many
+        # rows it multiplies at once (a few ulps).
+        np.testing.assert_allclose(chunked, whole, rtol=1e-13, atol=1e-15)
+    else:
+        np.testing.assert_array_equal(chunked, whole)
+
+
+def test_raw_predict_needs_no_room_for_an_explanation():
+    """16 players against 1,000 background rows: too big to explain, not to predict."""
+    rng = np.random.default_rng(0)
+    background = rng.normal(size=(1000, 16))
+    explainer = ExactExplainer(lambda X: np.asarray(X).sum(axis=1)).fit(background)
+    np.testing.assert_allclose(
+        explainer.raw_predict(background[:3]), background[:3].sum(axis=1)
+    )

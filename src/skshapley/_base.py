@@ -382,8 +382,17 @@ class BaseExplainer(BaseEstimator):
             classifiers); one column per output of ``output_names_``.
         """
         self._check_fitted()
-        X, _ = self._prepared_input(X)
-        out = self._raw_rows(X)
+        n_samples, _, rows_of = self._row_source(X)
+        out = np.empty((n_samples, len(self.output_names_)))
+
+        def compute(rows: slice) -> None:
+            out[rows] = self._raw_rows(rows_of(rows))
+
+        # Chunks of rows whose input copies take half of max_memory: what an
+        # explanation keeps per row beyond them is not needed here.
+        input_bytes = BaseExplainer._row_bytes(self)
+        max_rows = max(1, parse_memory(self.max_memory) // (2 * input_bytes))
+        self._in_chunks(n_samples, compute, None, max_rows)
         return out[:, 0] if out.shape[1] == 1 else out
 
     def describe(self) -> dict[str, str]:
