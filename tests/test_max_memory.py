@@ -422,3 +422,41 @@ def test_raw_predict_needs_no_room_for_an_explanation():
     np.testing.assert_allclose(
         explainer.raw_predict(background[:3]), background[:3].sum(axis=1)
     )
+
+
+LIMITED_SCRIPTS = {
+    # 2**16 coalitions against 1,000 background rows: 2.6 GB per row at once.
+    "exact": """
+import numpy as np
+from skshapley import ExactExplainer
+rng = np.random.default_rng(0)
+background = rng.normal(size=(1000, 16))
+explainer = ExactExplainer(lambda X: np.asarray(X).sum(axis=1)).fit(background)
+try:
+    explainer.explain(background[:2])
+except ValueError as exc:
+    print("refused:", exc)
+""",
+    # 3,000 rows of a 2,000-point kernel model with 40 features in 64 MB of
+    # working memory: the rows' kernel factors at once would be 1.9 GB.
+    "kernel": """
+import numpy as np
+from sklearn.kernel_ridge import KernelRidge
+from skshapley import ProductKernelExplainer
+rng = np.random.default_rng(0)
+X = rng.normal(size=(2000, 40))
+model = KernelRidge(kernel="rbf", gamma=0.02).fit(X, X[:, 0])
+explainer = ProductKernelExplainer(model, max_memory="64MB").fit()
+print("completed:", explainer.explain(rng.normal(size=(3000, 40))).shape)
+""",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(LIMITED_SCRIPTS))
+def test_explainers_under_an_address_space_limit_complete_or_refuse(tmp_path, name):
+    status, out, err = run_limited(
+        [], cwd=tmp_path, memory_bytes=3 * 2**30, code=LIMITED_SCRIPTS[name]
+    )
+    assert status == 0, err
+    assert out.startswith("refused: max_memory" if name == "exact" else "completed:")
