@@ -17,6 +17,7 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeRegressor
 
 from skshapley import (
@@ -460,3 +461,27 @@ def test_explainers_under_an_address_space_limit_complete_or_refuse(tmp_path, na
     )
     assert status == 0, err
     assert out.startswith("refused: max_memory" if name == "exact" else "completed:")
+
+
+def test_a_kernel_model_of_many_outputs_keeps_its_partial_sums_small():
+    """120 one-vs-one outputs: the games' partial sums shrink with the blocks."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 20))
+    model = SVC(kernel="rbf", decision_function_shape="ovo")
+    explainer = ProductKernelExplainer(model.fit(X, rng.integers(0, 16, 600))).fit()
+    assert len(explainer.output_names_) == 120
+    tracemalloc.start()
+    try:
+        phi = explainer.explain(X[:200])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # The result is 200 * 120 * 20 doubles (3.8 MB); blocks of 87 rows kept
+    # 87 * 75 tasks * 120 outputs * 20 players doubles of partial sums
+    # (125 MB) beside it.
+    assert peak < 30e6
+    raw = explainer.raw_predict(X[:200])
+    total = phi.to_numpy().reshape(200, 120, 20).sum(axis=2)
+    np.testing.assert_allclose(
+        total + explainer.expected_value_.to_numpy(), raw, rtol=0, atol=1e-9
+    )

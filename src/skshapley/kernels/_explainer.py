@@ -9,6 +9,7 @@ from .._base import BaseExplainer, QuadratureUse, feature_names, in_shap_convent
 from .._memory import DEFAULT_MAX_MEMORY
 from .._threads import effective_n_threads
 from ..games._product import add_pure_game_sums
+from ..games._product_core import GAMES_PER_TASK
 from ..games._quadrature import (
     auto_n_points,
     check_n_quadrature_points,
@@ -210,7 +211,7 @@ class ProductKernelExplainer(BaseExplainer):
         error = np.zeros(values.shape[:2])
         most_points = 0
         for component in self.game_.components:
-            for rows, references in _blocks(X.shape, len(component.reference)):
+            for rows, references in _blocks(X.shape, component.weights.shape):
                 block = X[rows]
                 gaps, statistics = self._games(component, block, references, n_threads)
                 weights = np.ascontiguousarray(component.weights[references])
@@ -253,7 +254,7 @@ class ProductKernelExplainer(BaseExplainer):
         phi = np.zeros(out.shape[:3])
         exact, most_points = True, 0
         for component in self.game_.components:
-            for rows, references in _blocks(X.shape, len(component.reference)):
+            for rows, references in _blocks(X.shape, component.weights.shape):
                 block = X[rows]
                 flat, statistics = self._games(component, block, references, n_threads)
                 gaps = flat.reshape(len(block), -1, n_players)
@@ -287,7 +288,7 @@ class ProductKernelExplainer(BaseExplainer):
         # Every feature one player: the log of the whole product kernel.
         one_player = np.zeros(game.n_features, dtype=np.intp)
         for component in game.components:
-            for rows, references in _blocks(X.shape, len(component.reference)):
+            for rows, references in _blocks(X.shape, component.weights.shape):
                 block = X[rows]
                 log_kernel = component.log_factors(
                     block, references, one_player, 1, n_threads
@@ -335,16 +336,26 @@ class ProductKernelExplainer(BaseExplainer):
         return X, index
 
 
-def _blocks(shape: tuple[int, int], n_references: int):
-    """Slices of rows and reference points of about ``_BLOCK_VALUES`` factors."""
+def _blocks(shape: tuple[int, int], weights_shape: tuple[int, int]):
+    """Slices of rows and reference points of about ``_BLOCK_VALUES`` values.
+
+    ``shape`` is the rows' (n_samples, n_features), ``weights_shape`` the
+    component's (n_references, n_outputs). A block holds a factor per
+    reference, row and feature, and the games' partial sums a row of
+    values per output and task of ``GAMES_PER_TASK`` references: with many
+    outputs (one-vs-one classifiers), blocks shrink so that those stay
+    within about as many values as the factors.
+    """
     n_samples, n_features = shape
-    per_row = n_references * n_features
+    n_references, n_outputs = weights_shape
+    per_reference = n_features * max(1, -(-n_outputs // GAMES_PER_TASK))
+    per_row = n_references * per_reference
     if per_row <= _BLOCK_VALUES:
         step = max(1, _BLOCK_VALUES // per_row)
         for begin in range(0, n_samples, step):
             yield slice(begin, begin + step), slice(None)
         return
-    step = max(1, _BLOCK_VALUES // n_features)
+    step = max(1, _BLOCK_VALUES // per_reference)
     for row in range(n_samples):
         for begin in range(0, n_references, step):
             yield slice(row, row + 1), slice(begin, begin + step)
