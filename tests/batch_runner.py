@@ -97,6 +97,7 @@ def explain(manifest, data, results, start) -> None:
     ensemble, that model's scales (see :func:`_scales`).
     """
     from skshapley.cli import _main
+    from skshapley.cli._categories import as_model_categories, model_categories
 
     X = pd.read_csv(data)
     # The explainers the command makes, kept for their raw predictions.
@@ -122,7 +123,9 @@ def explain(manifest, data, results, start) -> None:
             table = pd.read_csv(out, index_col=0)
             Path(out).unlink()
             record.update(_sums(table))
-            raw = made[-1].raw_predict(X)
+            # The rows as the command read them (categories from text).
+            model = made[-1].model
+            raw = made[-1].raw_predict(as_model_categories(X, model_categories(model)))
             record["raw"] = np.reshape(raw, (len(X), -1)).tolist()
             if hasattr(made[-1], "ensemble_"):
                 record.update(_scales(made[-1].ensemble_))
@@ -176,10 +179,26 @@ def xgboost_margin(manifest, data, results, start) -> None:
     """XGBoost's own margin of each model file on ``data``, or its error."""
     import xgboost
 
-    X = pd.read_csv(data).to_numpy()
+    frame = pd.read_csv(data)
+    X = frame.to_numpy()
 
     def predict(path):
         booster = xgboost.Booster(model_file=path)
+        if any(kind == "c" for kind in booster.feature_types or ()):
+            # A model of pandas categories: XGBoost recodes a frame's
+            # category columns by value, against the tables in the file.
+            rows = frame.astype(
+                {
+                    name: "category"
+                    for name, kind in zip(
+                        booster.feature_names, booster.feature_types, strict=True
+                    )
+                    if kind == "c" and name in frame
+                }
+            )
+            return booster.predict(
+                xgboost.DMatrix(rows, enable_categorical=True), output_margin=True
+            )
         return booster.inplace_predict(
             X, predict_type="margin", validate_features=False
         )

@@ -25,10 +25,36 @@ def training_frame(n: int = 120, seed: int = 0):
     return X, y.to_numpy()
 
 
+def category_frame(n: int = 120, seed: int = 0):
+    """The training frame with ``f2`` and ``f3`` as pandas categories.
+
+    ``f2`` holds text, ``f3`` integers: what a CSV file of it holds too.
+    """
+    X, y = training_frame(n, seed)
+    codes = X["f3"].to_numpy().astype(int)
+    X["f2"] = pd.Categorical(np.array(["ab", "c", "de", "f"])[codes % 4])
+    X["f3"] = pd.Categorical(codes * 10)
+    return X, y
+
+
 def fit(family: str):
-    """A fitted XGBoost Booster of ``family`` (4 rounds, depth 3)."""
+    """A fitted XGBoost Booster of ``family`` (4 rounds, depth 3).
+
+    ``"pandas_categories"`` (not one of :data:`FAMILIES`) is fitted on
+    :func:`category_frame`, so that the model holds its category tables.
+    """
     import xgboost as xgb
 
+    if family == "pandas_categories":
+        X, y = category_frame()
+        return (
+            xgb.XGBRegressor(
+                n_estimators=4, max_depth=3, max_cat_to_onehot=1,
+                enable_categorical=True, random_state=0, n_jobs=1,
+            )
+            .fit(X, y + (X["f2"] == "de"))
+            .get_booster()
+        )  # fmt: skip
     X, y = training_frame()
     params = {"n_estimators": 4, "max_depth": 3, "random_state": 0, "n_jobs": 1}
     if family == "regressor":

@@ -21,13 +21,20 @@ crash on it; where XGBoost gives a number, ours must not be NaN.
 """
 
 import copy
+import itertools
 import json
 
 import numpy as np
 import pytest
 from batch_runner import run_batch
 from limited import assert_clean_outcome
-from xgboost_models import FAMILIES, encode_ubjson, save, training_frame
+from xgboost_models import (
+    FAMILIES,
+    category_frame,
+    encode_ubjson,
+    save,
+    training_frame,
+)
 
 from skshapley.trees._ubjson import decode_ubjson
 
@@ -285,6 +292,63 @@ def categorical_split(document, rng):
     return f"split {node} made categorical"
 
 
+def _levels(encoding) -> list:
+    """A category table's categories: text (UTF-8 cut at offsets) or numbers."""
+    values = np.asarray(encoding["values"]).tolist()
+    offsets = np.asarray(encoding.get("offsets", [])).tolist()
+    if not offsets:
+        return values
+    data = bytes(values)
+    return [data[a:b].decode() for a, b in itertools.pairwise(offsets)]
+
+
+def _set_levels(encoding, levels) -> None:
+    if "offsets" in encoding and len(encoding["offsets"]):
+        data = [w.encode() for w in levels]
+        encoding["values"] = [b for w in data for b in w]
+        encoding["offsets"] = np.concatenate([[0], np.cumsum(list(map(len, data)))])
+        encoding["offsets"] = encoding["offsets"].tolist()
+    else:
+        encoding["values"] = list(levels)
+
+
+def category_table(document, rng):
+    """A model's category tables edited: consistently (a file XGBoost and
+    skshapley must read alike) or not (one skshapley must refuse)."""
+    cats = _learner_forest(document).get("cats", {})
+    tables = [j for j, e in enumerate(cats.get("enc", [])) if len(e["values"])]
+    if not tables:
+        return split_type(document, rng)
+    j = tables[rng.integers(len(tables))]
+    encoding = cats["enc"][j]
+    levels = _levels(encoding)
+    segments = np.asarray(cats["feature_segments"]).tolist()
+    index = np.asarray(cats["sorted_idx"]).tolist()
+    a, b = rng.choice(len(levels), 2, replace=False)
+    choice = rng.integers(5)
+    if choice <= 1:  # two categories exchanged, their index kept right or not
+        levels[a], levels[b] = levels[b], levels[a]
+        _set_levels(encoding, levels)
+        if choice == 0:
+            order = sorted(range(len(levels)), key=levels.__getitem__)
+            index[segments[j] : segments[j + 1]] = order
+            cats["sorted_idx"] = index
+        return f"categories {a}, {b} of feature {j} exchanged" + (
+            "" if choice == 0 else ", index not"
+        )
+    if choice == 2:  # a category repeated
+        levels[a] = levels[b]
+        _set_levels(encoding, levels)
+        return f"category {a} of feature {j} repeats {b}"
+    if choice == 3:
+        index[segments[j] + a] = index[segments[j] + b]
+        cats["sorted_idx"] = index
+        return f"sorted_idx of feature {j} repeats an entry"
+    segments[j + 1] += 1
+    cats["feature_segments"] = segments
+    return f"feature_segments[{j + 1}] off by one"
+
+
 def default_left(document, rng):
     tree = _tree(document, rng)
     node = _internal_nodes(tree)[rng.integers(len(_internal_nodes(tree)))]
@@ -426,7 +490,7 @@ def _byte_mutants(raw, suffix, rng):
     ]
 
 
-def mutants(base_files, rounds, seed):
+def mutants(base_files, rounds, seed, operators=DOCUMENT_OPERATORS):
     """(label, suffix, bytes) of every mutated file, from seeded generators."""
     found = []
     for b, (family, suffix, raw) in enumerate(base_files):
@@ -435,7 +499,7 @@ def mutants(base_files, rounds, seed):
         base = decode_ubjson(raw, max_depth=64) if ubjson else json.loads(raw)
         found.append((f"{family}{suffix} re-encoded", suffix, _encode(base, suffix)))
         for _ in range(rounds):
-            for operator in DOCUMENT_OPERATORS:
+            for operator in operators:
                 document = copy.deepcopy(base)
                 label = operator(document, rng)
                 found.append(
@@ -479,22 +543,28 @@ def check(label, ours, theirs):
     return problems
 
 
-def fuzz(tmp_path, rounds, seed):
+def fuzz(tmp_path, rounds, seed, families=FAMILIES, operators=DOCUMENT_OPERATORS):
     """Mutants of every family through the command, then through XGBoost.
 
     XGBoost's margin is needed only for the files the command explains;
     giving it every file would cost a new process per crash (about a fifth
-    of all mutants crash its loader).
+    of all mutants crash its loader). The data is a CSV file, as users
+    have it: for the model of pandas categories, their values as text.
     """
     base_files = []
-    for family in FAMILIES:
+    for family in families:
         for suffix, path in save(tmp_path, family).items():
             base_files.append((family, suffix, path.read_bytes()))
-    X, _ = training_frame(24, seed=1)
-    X.loc[[0, 1], "f3"] = [7.0, np.nan]  # an unseen category code, a missing one
+    if families == ("pandas_categories",):
+        X, _ = category_frame(24, seed=1)
+        X["f2"] = X["f2"].astype(object)
+        X.loc[1, "f2"] = np.nan  # a missing category
+    else:
+        X, _ = training_frame(24, seed=1)
+        X.loc[[0, 1], "f3"] = [7.0, np.nan]  # an unseen category code, a missing one
     data = tmp_path / "rows.csv"
     X.to_csv(data, index=False)
-    generated = mutants(base_files, rounds, seed)
+    generated = mutants(base_files, rounds, seed, operators)
     files = []
     for i, (_, suffix, raw) in enumerate(generated):
         files.append(tmp_path / f"mutant{i:05d}{suffix}")
@@ -530,3 +600,15 @@ def test_mutated_xgboost_files(tmp_path):
 @pytest.mark.slow
 def test_more_mutated_xgboost_files(tmp_path):
     fuzz(tmp_path, SLOW_ROUNDS, seed=1)
+
+
+# A model fitted on pandas categories, explained from text: its category
+# tables edited (and its trees, thresholds and parameters, as above).
+CATEGORY_OPERATORS = [category_table] * 4 + [
+    split_type, categorical_split, categories, leaf_value, threshold, parameter,
+]  # fmt: skip
+
+
+def test_mutated_category_tables(tmp_path):
+    fuzz(tmp_path, 2, seed=2, families=("pandas_categories",),
+         operators=CATEGORY_OPERATORS)  # fmt: skip
