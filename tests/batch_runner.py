@@ -184,7 +184,11 @@ def xgboost_margin(manifest, data, results, start) -> None:
 
     def predict(path):
         booster = xgboost.Booster(model_file=path)
-        if any(kind == "c" for kind in booster.feature_types or ()):
+        document = json.loads(bytes(booster.save_raw("json")))
+        gradient_booster = document["learner"]["gradient_booster"]
+        forest = gradient_booster.get("gbtree", gradient_booster)["model"]
+        tables = forest.get("cats", {}).get("enc", [])
+        if any(len(table["values"]) for table in tables):
             # A model of pandas categories: XGBoost recodes a frame's
             # category columns by value, against the tables in the file.
             rows = frame.astype(
