@@ -43,13 +43,14 @@ class Quality:
     missing: str | None = None  # why metrics one would expect are absent
 
 
-def checked_targets(y, X, model=None) -> np.ndarray:
+def checked_targets(y, X, explainer=None) -> np.ndarray:
     """``y`` as an array of ``n_samples`` targets, aligned with ``X``'s rows.
 
     A Series is aligned by position, so its index must be ``X``'s (for a
-    DataFrame) to be sure that each target belongs to its row. Unless
-    ``model`` is a classifier (whose labels may be text), the targets must
-    be real numbers: text, dates or durations are refused.
+    DataFrame) to be sure that each target belongs to its row. Unless the
+    ``explainer``'s model may be a classifier (a scikit-learn classifier,
+    or a raw model explained on a score, whose labels may be text), the
+    targets must be real numbers: text, dates or durations are refused.
     """
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
@@ -72,7 +73,7 @@ def checked_targets(y, X, model=None) -> np.ndarray:
             f"y must have shape ({n_samples},), one target per row of X, got "
             f"shape {values.shape}."
         )
-    if not _is(is_classifier, model) and values.dtype.kind not in "biuf":
+    if _numeric_targets(explainer) and values.dtype.kind not in "biuf":
         try:
             values = real_values(values, "y")
         except ValueError as exc:
@@ -92,6 +93,13 @@ def checked_targets(y, X, model=None) -> np.ndarray:
             "its target for the model-quality metrics."
         )
     return values
+
+
+def _numeric_targets(explainer) -> bool:
+    """Whether the explained model's targets are numbers (not class labels)."""
+    if explainer is None or _is(is_classifier, explainer.model):
+        return False
+    return _is(is_regressor, explainer.model) or explainer.raw_output_ not in SCORES
 
 
 def model_quality(explainer, X, y: np.ndarray) -> Quality:

@@ -253,7 +253,7 @@ def write_report(
             "(fitted on background data)."
         )
     # y before explaining: a wrong y should not cost an explanation.
-    targets = None if y is None else checked_targets(y, X, explainer.model)
+    targets = None if y is None else checked_targets(y, X, explainer)
     ex = explained(explainer, X, output, progress)
     rows = (
         representative_rows(ex.raw)
