@@ -48,7 +48,9 @@ prepare_root() {  # the Debian root's kernel file systems and the checkout
   [ -n "$chroot_dir" ] || return 0
   mount_once "$root/proc" -t proc proc
   mount_once "$root/dev" --bind /dev
-  mount_once "$root/dev/shm" -t tmpfs tmpfs
+  # (multiprocessing's semaphores; where /dev/shm cannot be mounted, they
+  # fall back to what the root has)
+  mount_once "$root/dev/shm" -t tmpfs tmpfs || true
   mkdir -p "$root$parent"
   mount_once "$root$parent" --bind "$parent"
   cp /etc/resolv.conf "$root/etc/resolv.conf"
