@@ -431,3 +431,53 @@ def test_column_names_with_spaces():
     np.testing.assert_array_equal(explainer.explain(renamed), phi)
     with pytest.raises(ValueError, match="missing: \\['age_in_years'\\]"):
         explainer.explain(frame.rename(columns={"age in years": "age"}))
+
+
+# -- keys of another LightGBM release -----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def every_key_text():
+    """A model whose text holds every header and tree key LightGBM 4.x writes
+    for tree models it can explain (categorical splits, monotone constraints)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(300, 3)), columns=["a", "b", "c"])
+    X["colour"] = pd.Categorical(rng.choice(["x", "y", "z"], 300))
+    model = lgb.LGBMRegressor(
+        n_estimators=3, monotone_constraints=[1, 0, 0, 0], verbose=-1
+    ).fit(X, X["a"] + (X["colour"] == "x"))
+    return model.booster_.model_to_string()
+
+
+@pytest.mark.parametrize(
+    ("edit", "where", "key"),
+    [
+        (lambda t: t.replace("\nversion=v4\n", "\nversion=v4\nleaf_scale=2\n"),
+         "the header", "leaf_scale"),
+        (lambda t: t.replace("\nshrinkage=", "\ntree_weight=0.5\nshrinkage=", 1),
+         "tree 0", "tree_weight"),
+        (lambda t: t.replace("\nshrinkage=", "\nbias=1\nshrinkage=", 3),
+         "tree 0", "bias"),
+    ],
+)  # fmt: skip
+def test_a_key_of_another_release_is_refused_naming_it(
+    every_key_text, edit, where, key
+):
+    text = edit(every_key_text)
+    assert text != every_key_text
+    with pytest.raises(
+        TypeError,
+        match=rf"^model\.txt has a field skshapley does not know, '{key}' in "
+        rf"{where}, written by LightGBM's model format 'v4'",
+    ):
+        read_model_text(text, source="model.txt")
+    # The version named is the file's own.
+    with pytest.raises(TypeError, match=r"model format 'v5'"):
+        read_model_text(text.replace("version=v4", "version=v5"), "model.txt")
+
+
+def test_every_key_lightgbm_writes_is_known(every_key_text):
+    read_model_text(every_key_text)
+    header = every_key_text.split("\nTree=")[0]
+    assert "monotone_constraints=" in header
+    assert "cat_threshold=" in every_key_text

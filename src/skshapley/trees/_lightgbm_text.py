@@ -25,6 +25,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._errors import UnsupportedModelError
 from .._files import read_limited
 from .._limits import MAX_FEATURES, MAX_MODEL_FILE_BYTES, MAX_OUTPUTS
 from ._lightgbm_arrays import CATEGORICAL_BIT, FLOAT, InvalidModel, ints, tree_arrays
@@ -50,6 +51,31 @@ RAW_OUTPUTS = {
 }
 
 _CATEGORY_INFO = re.compile(r"-?\d{1,10}(?::-?\d{1,10})*")
+
+# The keys LightGBM 4.x writes (``version=v4``): in the header
+# (``GBDT::SaveModelToString``) and in each tree (``Tree::ToString``). A
+# key outside them is from another release and may change the predictions:
+# refused, naming it (:class:`_UnknownKey`).
+_HEADER_KEYS = frozenset(
+    {
+        "version", "num_class", "num_tree_per_iteration", "label_index",
+        "max_feature_idx", "objective", "average_output", "feature_names",
+        "monotone_constraints", "feature_infos", "tree_sizes",
+    }
+)  # fmt: skip
+_TREE_KEYS = frozenset(
+    {
+        "num_leaves", "num_cat", "split_feature", "split_gain", "threshold",
+        "decision_type", "left_child", "right_child", "leaf_value", "leaf_weight",
+        "leaf_count", "internal_value", "internal_weight", "internal_count",
+        "cat_boundaries", "cat_threshold", "is_linear", "shrinkage", "leaf_const",
+        "num_features", "leaf_features", "leaf_coeff",
+    }
+)  # fmt: skip
+
+
+class _UnknownKey(Exception):
+    """A key no known LightGBM release writes: where, and the file's version."""
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -138,11 +164,23 @@ def read_model_text(text: str, source: str = "the model") -> LightGBMTextModel:
     ------
     ValueError
         ``"<source> is not a valid LightGBM model: <what is wrong>"``.
+    skshapley.UnsupportedModelError
+        For a header or tree key that LightGBM 4.x does not write, naming
+        it and the file's ``version``.
     """
     try:
         return _read(text)
     except InvalidModel as exc:
         raise ValueError(f"{source} is not a valid LightGBM model: {exc}.") from None
+    except _UnknownKey as exc:
+        where, key, version = exc.args
+        raise UnsupportedModelError(
+            f"{source} has a field skshapley does not know, {key[:60]!r} in "
+            f"{where}, written by LightGBM's model format {version[:20]!r}; "
+            "skshapley reads the text files of LightGBM 4.x (format 'v4') and "
+            "does not explain a field whose effect on the predictions it does "
+            "not know."
+        ) from None
 
 
 def _read(text: str) -> LightGBMTextModel:
@@ -152,6 +190,8 @@ def _read(text: str) -> LightGBMTextModel:
     if lines[0] != "tree":
         raise InvalidModel(f"its first line must be 'tree', got {lines[0][:40]!r}")
     position, header = _key_values(lines, 1, "the header", stop_at_tree=True)
+    version = header.get("version", "none given")
+    _check_keys(header, _HEADER_KEYS, "the header", version)
     n_outputs = _header_int(header, "num_class", 1, MAX_OUTPUTS)
     if "num_tree_per_iteration" in header:
         per_iteration = _header_int(header, "num_tree_per_iteration", 1, MAX_OUTPUTS)
@@ -168,6 +208,8 @@ def _read(text: str) -> LightGBMTextModel:
     categorical = tuple(j for j, info in enumerate(infos) if _is_categorical(info))
 
     blocks, position = _tree_blocks(lines, position)
+    for t, block in enumerate(blocks):
+        _check_keys(block, _TREE_KEYS | {"_line"}, f"tree {t}", version)
     if not blocks:
         raise InvalidModel("it has no trees")
     if len(blocks) % n_outputs:
@@ -190,6 +232,13 @@ def _read(text: str) -> LightGBMTextModel:
         trees=trees,
         pandas_categorical=_pandas_categorical(lines[position:]),
     )
+
+
+def _check_keys(fields, known, where, version):
+    """Raise :class:`_UnknownKey` for the first of ``fields`` not ``known``."""
+    unknown = sorted(key for key in fields if key not in known)
+    if unknown:
+        raise _UnknownKey(where, unknown[0], version)
 
 
 def _check_complete(trailer):
