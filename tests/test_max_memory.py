@@ -255,7 +255,8 @@ def test_permutation_draws_in_chunks_give_the_values_of_one_piece(monkeypatch):
 
 
 def test_permutation_max_memory_too_small_for_one_ordering():
-    explainer = PermutationExplainer(rowwise, max_memory="2kB").fit(frame(n=20))
+    # Enough for the background (24 * 20 * 4 bytes in half), not for a row.
+    explainer = PermutationExplainer(rowwise, max_memory="5kB").fit(frame(n=20))
     needed = 2 * explainer._row_bytes()
     assert explainer._row_bytes() > explainer._draw_bytes() > 4 * 20 * 52
     with pytest.raises(ValueError, match=f"one row needs {needed:,} bytes"):

@@ -81,3 +81,16 @@ def test_every_kind_of_seed_is_accepted(seed):
 def test_data_without_features_is_refused(cls, empty):
     with pytest.raises(ValueError, match=r"has no columns: there are no features"):
         cls(lambda rows: np.ones(len(rows))).fit(empty)
+
+
+@pytest.mark.parametrize("cls", [ExactExplainer, PermutationExplainer])
+def test_a_background_past_max_memory_is_refused_at_fit(cls):
+    background = np.zeros((2000, 3))
+    needed = 24 * 2000 * 3  # three float64 copies: kept, and per chunk
+    with pytest.raises(
+        ValueError,
+        match=rf"of 2,000 rows and 3 features needs about {needed:,} bytes.*"
+        r"\(about 1,999 rows fit",
+    ):
+        cls(model, max_memory=2 * needed - 2).fit(background)
+    cls(model, max_memory=2 * needed).fit(background)  # exactly enough
