@@ -486,3 +486,26 @@ def test_a_kernel_model_of_many_outputs_keeps_its_partial_sums_small():
     np.testing.assert_allclose(
         total + explainer.expected_value_.to_numpy(), raw, rtol=0, atol=1e-9
     )
+
+
+def test_leave_one_out_rows_count_their_hybrids():
+    """A hybrid per player and background row: 1,000 players against 100
+    rows need 3.2 MB per row (twice that in the budget), refused under 6 MB,
+    saying so."""
+    rng = np.random.default_rng(0)
+    background = rng.normal(size=(100, 1000))
+
+    def model(X):
+        X = np.asarray(X)
+        return X[:, 0] + X[:, 1] * X[:, 2]
+
+    explainer = ExactExplainer(model, index="loo", max_memory="6MB").fit(background)
+    needed = 2 * explainer._row_bytes()
+    assert needed > 2 * 1000 * 100 * 32
+    with pytest.raises(ValueError, match=f"one row needs {needed:,} bytes"):
+        explainer.explain(background[:2])
+    values = explainer.set_params(max_memory=needed).explain(background[:2])
+    expected = (
+        ExactExplainer(model, index="loo").fit(background).explain(background[:2])
+    )
+    pd.testing.assert_frame_equal(values, expected)

@@ -214,9 +214,14 @@ class ExactExplainer(AgnosticExplainer):
         # row at once: at most (2**n_players - 2) * n_background hybrids, each
         # with its coalition and background positions (32 bytes at the
         # peak of their concatenation) and its outputs.
-        if self.index == "loo":
-            return super()._row_bytes()
         n_outputs = len(self.output_names_)
+        if self.index == "loo":
+            # Leave-one-out: a hybrid per player and background row, each
+            # with its positions (16 bytes) and outputs, and the comparison;
+            # the coalitions without one player (players**2 booleans).
+            n_players = len(self.player_names_)
+            pairs = n_players * self.n_background_ * (24 + 8 * n_outputs)
+            return super()._row_bytes() + pairs + n_players**2
         n_coalitions = 2 ** len(self.player_names_)
         hybrids = (n_coalitions - 2) * self.n_background_ * (32 + 8 * n_outputs)
         return super()._row_bytes() + 8 * n_outputs * n_coalitions + hybrids
