@@ -509,3 +509,24 @@ def test_leave_one_out_rows_count_their_hybrids():
         ExactExplainer(model, index="loo").fit(background).explain(background[:2])
     )
     pd.testing.assert_frame_equal(values, expected)
+
+
+@pytest.mark.parametrize("name", ["tree", "kernel pipeline", "permutation"])
+def test_a_polars_frame_is_converted_chunk_by_chunk(name, monkeypatch):
+    """Its rows reach pandas a chunk at a time, with the values of a pandas frame."""
+    pl = pytest.importorskip("polars")
+    X = frame(n=37, seed=1).reset_index(drop=True)
+    expected = EXPLAINERS[name]().explain(X)
+    explainer = EXPLAINERS[name]()
+    explainer.set_params(max_memory=2 * explainer._row_bytes() * 5)
+    prepared = []
+    original = type(explainer)._prepared_input
+
+    def counted(self, part):
+        prepared.append(len(part))
+        return original(self, part)
+
+    monkeypatch.setattr(type(explainer), "_prepared_input", counted)
+    values = explainer.explain(pl.from_pandas(X[X.columns[::-1]]))
+    assert prepared == [5] * 7 + [2]
+    pd.testing.assert_frame_equal(values, expected, check_exact=True)

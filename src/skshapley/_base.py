@@ -426,11 +426,20 @@ class BaseExplainer(BaseEstimator):
     def _row_source(self, X) -> tuple[int, pd.Index, Callable[[slice], object]]:
         """``X``'s number of rows, its index, and its prepared rows by slice.
 
-        DataFrames, 2-D arrays and sparse matrices are prepared (validated,
-        converted, a pipeline's preprocessing applied) one slice at a time,
-        so that memory is bounded by the slices; lists and the like, already
-        copies, at once.
+        DataFrames (polars ones too, converted to pandas slice by slice),
+        2-D arrays and sparse matrices are prepared (validated, converted, a
+        pipeline's preprocessing applied) one slice at a time, so that
+        memory is bounded by the slices; lists and the like, already copies,
+        at once.
         """
+        if _is_polars_frame(X):  # converted to pandas slice by slice
+            n_samples = len(X)
+
+            def polars_rows(rows: slice):
+                part = as_pandas(X.slice(rows.start, rows.stop - rows.start))
+                return self._placed(self._prepared_input(part)[0], rows.start)
+
+            return n_samples, default_index(n_samples), polars_rows
         X = as_pandas(X)
         if sp.issparse(X):
             X = X.tocsr()  # sliced by rows (no copy if it is CSR already)
@@ -840,6 +849,15 @@ class BaseExplainer(BaseEstimator):
         if len(values) == 1:
             return float(values[0])
         return pd.Series(values, index=list(self.output_names_), name="base value")
+
+
+def _is_polars_frame(X) -> bool:
+    """Whether ``X`` is a polars DataFrame (rows have no labels there)."""
+    return (
+        type(X).__module__.startswith("polars")
+        and callable(getattr(X, "slice", None))
+        and hasattr(X, "height")
+    )
 
 
 def _sliceable(X) -> bool:
