@@ -141,12 +141,15 @@ def test_bad_max_memory_is_refused_by_explain():
 def test_an_exact_explainers_rows_count_their_tables_and_hybrids():
     # Each row of a chunk keeps a table of 2**n_players values per output;
     # a row evaluates up to 2**n_players - 2 hybrids per background row (8
-    # here), each with two positions (32 bytes at their peak) and an output.
+    # here), each with two positions (32 bytes at their peak) and an output,
     explainer = EXPLAINERS["exact"]()
     tree = EXPLAINERS["tree"]()
     tables = 8 * len(explainer.output_names_) * 2**4
     hybrids = (2**4 - 2) * 8 * (32 + 8)
-    assert explainer._row_bytes() == tree._row_bytes() + tables + hybrids
+    # and compares the row with each background row: 3 bytes per feature
+    # (the comparison and two temporaries) and one per player.
+    comparison = 8 * (3 * 4 + 4)
+    assert explainer._row_bytes() == (tree._row_bytes() + tables + hybrids + comparison)
 
 
 def test_an_exact_explanation_past_max_memory_is_refused_with_what_it_needs():

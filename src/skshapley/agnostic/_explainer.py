@@ -297,6 +297,14 @@ class AgnosticExplainer(BaseExplainer):
         ]
         return np.concatenate(out) if out else np.empty((0, len(self.output_names_)))
 
+    def _row_bytes(self) -> int:
+        # Each row is compared with every background row: a boolean per
+        # feature with two temporaries (the comparison, the missing values'),
+        # and a boolean per player.
+        n_players = len(self.player_names_)
+        comparison = self.n_background_ * (3 * self.n_features_in_ + n_players)
+        return super()._row_bytes() + comparison
+
     def _rows_per_call(self) -> int:
         """Hybrid rows per model call: ``_CALL_BYTES``, at most max_memory / 4."""
         call_bytes = min(_CALL_BYTES, parse_memory(self.max_memory) // 4)
