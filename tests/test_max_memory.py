@@ -100,6 +100,19 @@ def fitted_explainers():
 EXPLAINERS = fitted_explainers()
 
 
+def count_prepared_rows(monkeypatch, explainer) -> list:
+    """The rows of each piece ``explainer`` prepares from now on, as a list."""
+    prepared = []
+    original = type(explainer)._prepared_input
+
+    def counted(self, part):
+        prepared.append(len(part))
+        return original(self, part)
+
+    monkeypatch.setattr(type(explainer), "_prepared_input", counted)
+    return prepared
+
+
 @pytest.mark.parametrize("name", list(EXPLAINERS))
 @pytest.mark.parametrize("as_array", [False, True])
 def test_chunks_give_the_values_of_one_piece(name, as_array, monkeypatch):
@@ -112,14 +125,7 @@ def test_chunks_give_the_values_of_one_piece(name, as_array, monkeypatch):
     row_bytes = explainer._row_bytes()
     explainer.set_params(max_memory=2 * row_bytes * 5)  # 5 rows per chunk
     assert explainer._rows_per_chunk() == 5
-    prepared = []
-    original = type(explainer)._prepared_input
-
-    def counted(self, part):
-        prepared.append(len(part))
-        return original(self, part)
-
-    monkeypatch.setattr(type(explainer), "_prepared_input", counted)
+    prepared = count_prepared_rows(monkeypatch, explainer)
     chunked = explainer.explain(rows)
     assert prepared == [5] * 7 + [2]  # 37 rows, prepared chunk by chunk
     pd.testing.assert_frame_equal(chunked, whole, check_exact=True)
@@ -368,7 +374,7 @@ def test_an_interventional_background_past_max_memory_is_refused_at_fit():
     with pytest.raises(
         ValueError,
         match=r"background data \(fit's X\) of 2,000 rows and 30 features needs "
-        r"960,000 bytes .*\(about 1,999 rows fit\)",
+        r"960,000 bytes as 2 float64 copies.*\(about 1,999 rows fit;",
     ):
         explainer.fit(X)
     explainer.set_params(max_memory=2 * 16 * 2000 * 30).fit(X)  # exactly enough
@@ -522,14 +528,7 @@ def test_a_polars_frame_is_converted_chunk_by_chunk(name, monkeypatch):
     expected = EXPLAINERS[name]().explain(X)
     explainer = EXPLAINERS[name]()
     explainer.set_params(max_memory=2 * explainer._row_bytes() * 5)
-    prepared = []
-    original = type(explainer)._prepared_input
-
-    def counted(self, part):
-        prepared.append(len(part))
-        return original(self, part)
-
-    monkeypatch.setattr(type(explainer), "_prepared_input", counted)
+    prepared = count_prepared_rows(monkeypatch, explainer)
     values = explainer.explain(pl.from_pandas(X[X.columns[::-1]]))
     assert prepared == [5] * 7 + [2]
     pd.testing.assert_frame_equal(values, expected, check_exact=True)

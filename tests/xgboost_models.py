@@ -6,6 +6,7 @@ columns ``f0..f3`` (so the files name their features, as the command needs);
 ``f3`` holds integer category codes 0..5 and ``f0`` has NaN.
 """
 
+import json
 import struct
 
 import numpy as np
@@ -91,6 +92,16 @@ def save(folder, family: str) -> dict:
         paths[suffix] = folder / f"{family}{suffix}"
         booster.save_model(paths[suffix])
     return paths
+
+
+def write_document(folder, document, suffix: str):
+    """``document`` written to ``folder/model<suffix>``, as JSON or UBJSON."""
+    path = folder / f"model{suffix}"
+    if suffix == ".json":
+        path.write_text(json.dumps(document))
+    else:
+        path.write_bytes(encode_ubjson(document))
+    return path
 
 
 # NumPy dtype (kind, itemsize) -> UBJSON marker of a typed array.

@@ -458,6 +458,27 @@ class BaseExplainer(BaseEstimator):
 
         return n_samples, index, rows_of
 
+    def _check_background_bytes(self, n_rows: int, copies: int, name: str) -> None:
+        """Refuse a background whose float64 copies exceed half of ``max_memory``.
+
+        ``copies`` is how many the explainer works with at once (kept from
+        ``fit``, and those its explanations gather from); ``name`` names the
+        data in the message ("X_background").
+        """
+        row_bytes = 8 * copies * self.n_features_in_
+        needed = n_rows * row_bytes
+        budget = parse_memory(self.max_memory) // 2
+        if needed > budget:
+            raise ValueError(
+                f"The background data {name} of {n_rows:,} rows and "
+                f"{self.n_features_in_:,} features needs {needed:,} bytes as "
+                f"{copies} float64 copies, and max_memory allows {budget:,} (half "
+                f"of it). Pass a sample of the background (about "
+                f"{max(1, budget // row_bytes):,} rows fit; hundreds of rows "
+                "usually estimate the values well), or raise max_memory to at "
+                f"least {2 * needed:,} bytes."
+            )
+
     def _rows_per_chunk(self, extra_bytes: int = 0) -> int:
         """Rows explained at a time, so that they take half of ``max_memory``.
 

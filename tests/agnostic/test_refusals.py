@@ -89,7 +89,8 @@ def test_a_background_past_max_memory_is_refused_at_fit(cls):
     needed = 24 * 2000 * 3  # three float64 copies: kept, and per chunk
     with pytest.raises(
         ValueError,
-        match=rf"of 2,000 rows and 3 features needs about {needed:,} bytes.*"
+        match=rf"X_background of 2,000 rows and 3 features needs {needed:,} bytes "
+        r"as 3 float64 copies.*"
         r"\(about 1,999 rows fit",
     ):
         cls(model, max_memory=2 * needed - 2).fit(background)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from xgboost_models import encode_ubjson
+from xgboost_models import write_document
 
 from skshapley import TreeExplainer
 from skshapley.trees._xgboost import parse_document
@@ -83,15 +83,6 @@ def _relayout(document, layout):
     return out
 
 
-def _write(tmp_path, document, suffix):
-    path = tmp_path / f"model{suffix}"
-    if suffix == ".json":
-        path.write_text(json.dumps(document))
-    else:
-        path.write_bytes(encode_ubjson(document))
-    return path
-
-
 def test_the_files_cover_every_release_and_layout():
     """The oracle set is what this module's docstring says it is."""
     releases = {json.loads(p.read_text())["xgboost"] for p in EXPECTED}
@@ -109,7 +100,9 @@ def test_dart_file_gives_its_writers_margin_and_contributions(
     tmp_path, expected_path, suffix
 ):
     document, expected, rows = _load(expected_path)
-    explainer = TreeExplainer(read_xgboost_model(_write(tmp_path, document, suffix)))
+    explainer = TreeExplainer(
+        read_xgboost_model(write_document(tmp_path, document, suffix))
+    )
     explainer.fit()
     n_outputs = len(explainer.output_names_)
     margin = np.array(expected["margin"]).reshape(len(rows), n_outputs)
@@ -181,11 +174,11 @@ def test_weights_of_the_wrong_length_or_not_finite_are_refused(tmp_path, layout)
     document = _relayout(_regressor(), layout)
     _weights(document).pop()
     with pytest.raises(ValueError, match=r"weight_drop has 3 entries for 4 trees"):
-        read_xgboost_model(_write(tmp_path, document, ".json"))
+        read_xgboost_model(write_document(tmp_path, document, ".json"))
     document = _relayout(_regressor(), layout)
     _weights(document)[1] = float("inf")
     with pytest.raises(ValueError, match=r"weight_drop holds non-finite weights"):
-        read_xgboost_model(_write(tmp_path, document, ".json"))
+        read_xgboost_model(write_document(tmp_path, document, ".json"))
 
 
 def test_weights_in_two_places_are_refused(tmp_path):
@@ -193,7 +186,7 @@ def test_weights_in_two_places_are_refused(tmp_path):
     booster = document["learner"]["gradient_booster"]
     booster["weight_drop"] = [1.0] * len(booster["model"]["weight_drop"])
     with pytest.raises(ValueError, match=r"weight_drop .* are both present"):
-        read_xgboost_model(_write(tmp_path, document, ".json"))
+        read_xgboost_model(write_document(tmp_path, document, ".json"))
 
 
 @pytest.mark.parametrize("layout", ["dart", "beside", "inside"])

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from xgboost_models import FAMILIES, encode_ubjson, save
+from xgboost_models import FAMILIES, save, write_document
 
 from skshapley.cli import main
 from skshapley.trees._xgboost_file import read_xgboost_model
@@ -75,15 +75,6 @@ PLACES = {
 }
 
 
-def _write(tmp_path, document, suffix):
-    path = tmp_path / f"model{suffix}"
-    if suffix == ".json":
-        path.write_text(json.dumps(document))
-    else:
-        path.write_bytes(encode_ubjson(document))
-    return path
-
-
 @pytest.mark.parametrize("suffix", [".json", ".ubj"])
 @pytest.mark.parametrize("place", PLACES)
 def test_an_unknown_field_is_refused_naming_it_and_the_writer(
@@ -92,7 +83,7 @@ def test_an_unknown_field_is_refused_naming_it_and_the_writer(
     document = copy.deepcopy(pandas_document)
     PLACES[place](document)["tree_weights"] = [0.5]
     version = ".".join(str(v) for v in document["version"])
-    path = _write(tmp_path, document, suffix)
+    path = write_document(tmp_path, document, suffix)
     with pytest.raises(
         TypeError,
         match=rf"^{path.name} has a field skshapley does not know, "
@@ -110,7 +101,7 @@ def test_an_unknown_field_of_a_legacy_dart_booster_is_refused(tmp_path):
     with pytest.raises(
         TypeError, match=r"learner\.gradient_booster\.gbtree\.tree_weights, "
     ):
-        read_xgboost_model(_write(tmp_path, document, ".json"))
+        read_xgboost_model(write_document(tmp_path, document, ".json"))
 
 
 @pytest.mark.parametrize(
@@ -129,7 +120,7 @@ def test_the_writer_is_named_from_the_version(files, tmp_path, version, writer):
     document["version"] = version
     suffix = ".ubj" if isinstance(version, np.ndarray) else ".json"
     with pytest.raises(TypeError, match=rf", written by {writer}"):
-        read_xgboost_model(_write(tmp_path, document, suffix))
+        read_xgboost_model(write_document(tmp_path, document, suffix))
 
 
 @pytest.mark.parametrize("suffix", [".json", ".ubj"])
@@ -146,7 +137,7 @@ def test_files_of_every_known_release_pass(path):
 def test_the_command_refuses_an_unknown_field_in_one_line(files, tmp_path, capsys):
     document = json.loads(files["regressor"][".json"].read_text())
     _forest(document)["weight_scale"] = 2.0
-    path = _write(tmp_path, document, ".json")
+    path = write_document(tmp_path, document, ".json")
     data = tmp_path / "rows.csv"
     pd.DataFrame(np.zeros((2, 4)), columns=["f0", "f1", "f2", "f3"]).to_csv(
         data, index=False

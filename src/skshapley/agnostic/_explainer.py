@@ -103,7 +103,8 @@ class AgnosticExplainer(BaseExplainer):
             )
         players = self._fit_players(*self._input_names(X))
         self._players = np.arange(self.n_features_in_) if players is None else players
-        self._check_background_bytes(np.shape(X)[0])
+        # Kept from fit, and gathered with each chunk's rows in columns.
+        self._check_background_bytes(np.shape(X)[0], 3, "X_background")
         background = self._prepared(X)[0].frame
         if len(background) == 0:
             raise ValueError("The background data X_background has no rows.")
@@ -121,27 +122,6 @@ class AgnosticExplainer(BaseExplainer):
         self._expected = self._background_output.mean(axis=0)
         self.expected_value_ = self._per_output(self._expected)
         return self
-
-    def _check_background_bytes(self, n_rows: int) -> None:
-        """Refuse a background whose copies would exceed half of ``max_memory``.
-
-        ``fit`` keeps the background as a table, and each chunk of rows
-        gathers hybrids from a table of the background and the rows, in
-        columns: three copies of 8 bytes per value.
-        """
-        needed = 24 * n_rows * self.n_features_in_
-        budget = parse_memory(self.max_memory) // 2
-        if needed > budget:
-            raise ValueError(
-                f"The background data X_background of {n_rows:,} rows and "
-                f"{self.n_features_in_:,} features needs about {needed:,} bytes "
-                f"in the copies {type(self).__name__} works with, and "
-                f"max_memory allows {budget:,} (half of it). Pass a sample of "
-                f"the background (about "
-                f"{max(1, budget // (24 * self.n_features_in_)):,} rows fit; "
-                "hundreds of rows usually estimate the values well), or raise "
-                f"max_memory to at least {2 * needed:,} bytes."
-            )
 
     def describe(self) -> dict[str, str]:
         """Facts about the fitted explainer, in words, for reports.

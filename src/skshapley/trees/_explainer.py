@@ -306,7 +306,9 @@ class TreeExplainer(BaseExplainer):
 
     def _fit_background(self, X) -> None:
         """Keep the background's tables; the base value is its mean raw output."""
-        self._check_background_bytes(X)
+        # Its validated rows, and the copy by feature the tables are built from.
+        n_rows = np.shape(X)[0] if np.ndim(X) == 2 else 0
+        self._check_background_bytes(n_rows, 2, "(fit's X)")
         try:
             background, _ = self._prepared_input(X)
         except ValueError as exc:
@@ -320,26 +322,6 @@ class TreeExplainer(BaseExplainer):
         )  # fmt: skip
         self.n_background_ = len(background)
         self.expected_value_ = self._per_output(self._raw_rows(background).mean(axis=0))
-
-    def _check_background_bytes(self, X) -> None:
-        """Refuse a background whose copies ``fit`` keeps exceed the budget.
-
-        The background is kept as float64 (one copy, by feature) while its
-        validated rows are another: 16 bytes per value, in half of
-        ``max_memory``.
-        """
-        n_rows = np.shape(X)[0] if np.ndim(X) == 2 else 0
-        needed = 16 * n_rows * self.n_features_in_
-        budget = parse_memory(self.max_memory) // 2
-        if needed > budget:
-            raise ValueError(
-                f"The background data (fit's X) of {n_rows:,} rows and "
-                f"{self.n_features_in_:,} features needs {needed:,} bytes as "
-                f"float64 copies, and max_memory allows {budget:,} (half of "
-                f"it). Pass a sample of the background (about "
-                f"{max(1, budget // (16 * self.n_features_in_)):,} rows fit), "
-                f"or raise max_memory to at least {2 * needed:,} bytes."
-            )
 
     def _interventional_interaction_rows(self, X, out, n_threads) -> None:
         """Interaction matrices of the validated rows ``X``, added to ``out``.
