@@ -532,3 +532,24 @@ def test_a_polars_frame_is_converted_chunk_by_chunk(name, monkeypatch):
     values = explainer.explain(pl.from_pandas(X[X.columns[::-1]]))
     assert prepared == [5] * 7 + [2]
     pd.testing.assert_frame_equal(values, expected, check_exact=True)
+
+
+@pytest.mark.parametrize("name", ["tree", "kernel pipeline", "permutation"])
+@pytest.mark.parametrize(
+    "labels",
+    [
+        pd.RangeIndex(5, 79, 2),  # kept in the metadata alone
+        pd.Index([f"row {i}" for i in range(37)], name="id"),  # kept as a column
+    ],
+)
+def test_a_pyarrow_table_is_converted_chunk_by_chunk(name, labels, monkeypatch):
+    """Its rows reach pandas a chunk at a time, labelled by its pandas index."""
+    pa = pytest.importorskip("pyarrow")
+    X = frame(n=37, seed=1).set_axis(labels)
+    expected = EXPLAINERS[name]().explain(X)
+    explainer = EXPLAINERS[name]()
+    explainer.set_params(max_memory=2 * explainer._row_bytes() * 5)
+    prepared = count_prepared_rows(monkeypatch, explainer)
+    values = explainer.explain(pa.Table.from_pandas(X[X.columns[::-1]]))
+    assert prepared == [5] * 7 + [2]
+    pd.testing.assert_frame_equal(values, expected, check_exact=True)

@@ -36,7 +36,7 @@ from ._dask import is_dask_collection, lazy_explanation
 from ._errors import UnsupportedModelError
 from ._frames import FrameLayout, default_index
 from ._groups import feature_players
-from ._input import array_values, as_pandas, check_unique_columns
+from ._input import array_values, as_pandas, check_unique_columns, frame_slices
 from ._input_groups import input_groups
 from ._memory import parse_memory
 from ._naming import model_name
@@ -426,20 +426,16 @@ class BaseExplainer(BaseEstimator):
     def _row_source(self, X) -> tuple[int, pd.Index, Callable[[slice], object]]:
         """``X``'s number of rows, its index, and its prepared rows by slice.
 
-        DataFrames (polars ones too, converted to pandas slice by slice),
-        2-D arrays and sparse matrices are prepared (validated, converted, a
+        DataFrames (polars and pyarrow ones too, converted to pandas slice
+        by slice), 2-D arrays and sparse matrices are prepared (validated, converted, a
         pipeline's preprocessing applied) one slice at a time, so that
         memory is bounded by the slices; lists and the like, already copies,
         at once.
         """
-        if _is_polars_frame(X):  # converted to pandas slice by slice
-            n_samples = len(X)
-
-            def polars_rows(rows: slice):
-                part = as_pandas(X.slice(rows.start, rows.stop - rows.start))
-                return self._placed(self._prepared_input(part)[0], rows.start)
-
-            return n_samples, default_index(n_samples), polars_rows
+        slices = frame_slices(X)
+        if slices is not None:
+            n_samples, index, frame_rows = slices
+            return n_samples, index, self._sliced_rows(frame_rows)
         X = as_pandas(X)
         if sp.issparse(X):
             X = X.tocsr()  # sliced by rows (no copy if it is CSR already)
@@ -449,14 +445,20 @@ class BaseExplainer(BaseEstimator):
         n_samples = X.shape[0]
         index = X.index if isinstance(X, pd.DataFrame) else default_index(n_samples)
 
-        def rows_of(rows: slice):
+        def part_of(rows: slice):
             if rows.start == 0 and rows.stop >= n_samples:
-                part = X  # every row: slicing a DataFrame costs more than a row
-            else:
-                part = X.iloc[rows] if isinstance(X, pd.DataFrame) else X[rows]
-            return self._placed(self._prepared_input(part)[0], rows.start)
+                return X  # every row: slicing a DataFrame costs more than a row
+            return X.iloc[rows] if isinstance(X, pd.DataFrame) else X[rows]
 
-        return n_samples, index, rows_of
+        return n_samples, index, self._sliced_rows(part_of)
+
+    def _sliced_rows(self, part_of: Callable[[slice], object]):
+        """Prepared rows by slice, from a function giving the input's slices."""
+
+        def rows_of(rows: slice):
+            return self._placed(self._prepared_input(part_of(rows))[0], rows.start)
+
+        return rows_of
 
     def _check_background_bytes(self, n_rows: int, copies: int, name: str) -> None:
         """Refuse a background whose float64 copies exceed half of ``max_memory``.
@@ -870,15 +872,6 @@ class BaseExplainer(BaseEstimator):
         if len(values) == 1:
             return float(values[0])
         return pd.Series(values, index=list(self.output_names_), name="base value")
-
-
-def _is_polars_frame(X) -> bool:
-    """Whether ``X`` is a polars DataFrame (rows have no labels there)."""
-    return (
-        type(X).__module__.startswith("polars")
-        and callable(getattr(X, "slice", None))
-        and hasattr(X, "height")
-    )
 
 
 def _sliceable(X) -> bool:

@@ -11,12 +11,15 @@ drops imaginary parts and reads the string "1.5" as 1.5). Missing values
 data is never modified through it.
 """
 
+import json
 import reprlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+
+from ._frames import default_index
 
 # Python and NumPy types that would convert to a float by dropping or
 # parsing something, or that are not quantities: refused in object arrays.
@@ -64,6 +67,42 @@ def as_pandas(X):
     if hasattr(X, "columns") and hasattr(X, "to_pandas"):
         return X.to_pandas()
     return X
+
+
+def frame_slices(X) -> tuple[int, pd.Index, Callable[[slice], pd.DataFrame]] | None:
+    """A polars DataFrame or pyarrow Table as pandas, one slice of rows at a time.
+
+    Returns its number of rows, its row labels (a pyarrow table's pandas
+    index, from its metadata; else 0, 1, ...) and a function giving the
+    pandas DataFrame of a slice of rows (the labels of the whole label the
+    result); None for anything else. Converting slice by slice bounds memory by the slices.
+    """
+    module = type(X).__module__
+    if module.startswith("polars") and hasattr(X, "height"):  # not a LazyFrame
+        index = default_index(X.height)
+    elif module.startswith("pyarrow") and callable(getattr(X, "select", None)):
+        index = _arrow_index(X)
+    else:
+        return None
+
+    def rows_of(rows: slice) -> pd.DataFrame:
+        return as_pandas(X.slice(rows.start, rows.stop - rows.start))
+
+    return len(index), index, rows_of
+
+
+def _arrow_index(table) -> pd.Index:
+    """A pyarrow table's row labels: the pandas index its metadata records.
+
+    Only the index's own columns are converted (a range index is in the
+    metadata alone).
+    """
+    metadata = (table.schema.metadata or {}).get(b"pandas")
+    stored = json.loads(metadata)["index_columns"] if metadata else []
+    columns = [column for column in stored if isinstance(column, str)]
+    if not stored:
+        return default_index(table.num_rows)
+    return as_pandas(table.select(columns)).index
 
 
 def array_values(X) -> np.ndarray:
