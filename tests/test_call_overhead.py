@@ -409,8 +409,8 @@ def test_many_column_sets_each_read_right():
 def test_chunks_of_a_frame_give_the_values_of_one_call():
     X = data(n=40, seed=2)[0]
     expected = TreeExplainer(tree(), n_jobs=1).fit().explain(X.to_numpy())
-    # One row takes ~100 bytes of max_memory: chunks of a few rows.
-    chunked = TreeExplainer(tree(), n_jobs=1, max_memory=1000).fit()
+    chunked = TreeExplainer(tree(), n_jobs=1).fit()
+    chunked.set_params(max_memory=2 * 3 * chunked._row_bytes())  # 3 rows a chunk
     phi = chunked.explain(X[FEATURES[::-1]])
     np.testing.assert_array_equal(phi.to_numpy(), expected.to_numpy())
     pd.testing.assert_index_equal(phi.index, X.index)

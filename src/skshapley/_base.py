@@ -339,7 +339,7 @@ class BaseExplainer(BaseEstimator):
             picked = [output_position(self.output_names_, output)]
         n_players, n_outputs = len(self.player_names_), len(self.output_names_)
         # The interaction matrices of a chunk's rows are kept until laid out.
-        max_rows = self._rows_per_chunk(extra_bytes=8 * n_outputs * n_players**2)
+        max_rows = self._rows_per_chunk(extra_bytes=self._interaction_row_bytes())
         n_samples, index, rows_of = self._row_source(X)
         result = _allocated(
             n_samples, n_players, 1 if output is not None else n_outputs
@@ -508,6 +508,13 @@ class BaseExplainer(BaseEstimator):
         """
         n_model_features = len(self._model_features[0])
         return 8 * 3 * max(self.n_features_in_, n_model_features)
+
+    def _interaction_row_bytes(self) -> int:
+        """Working bytes per row of interaction values, beyond ``_row_bytes``.
+
+        Its matrices, kept until the chunk's rows are laid out.
+        """
+        return 8 * len(self.output_names_) * len(self.player_names_) ** 2
 
     def _placed(self, rows, start: int):
         """Prepared ``rows`` that are the call's rows from ``start`` on.

@@ -75,7 +75,8 @@ def frame_slices(X) -> tuple[int, pd.Index, Callable[[slice], pd.DataFrame]] | N
     Returns its number of rows, its row labels (a pyarrow table's pandas
     index, from its metadata; else 0, 1, ...) and a function giving the
     pandas DataFrame of a slice of rows (the labels of the whole label the
-    result); None for anything else. Converting slice by slice bounds memory by the slices.
+    result); None for anything else. Converted slice by slice, memory is
+    bounded by the slices.
     """
     module = type(X).__module__
     if module.startswith("polars") and hasattr(X, "height"):  # not a LazyFrame

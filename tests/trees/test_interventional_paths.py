@@ -351,7 +351,7 @@ def test_deep_pair_walks(monkeypatch, depth):
     assert kept._max_bits == depth + 2
     kept._kept = None  # as if beyond the budget (one tree's always fit)
     kept._directions = kept._routed(kept._paths(), 1)
-    takes_pairs = kept._pairs_pay(kept._plan, len(rows))
+    takes_pairs = kept._pairs_pay(kept._plan, len(rows), n_features)
     assert takes_pairs == (depth + 2 <= 64)
     phi = explainer.explain(rows).to_numpy()
     monkeypatch.setattr(_interventional, "_MAX_PAIR_ROWS", 0)

@@ -298,25 +298,56 @@ def test_when_pair_walks_are_taken(monkeypatch):
     kept = _explainer(model, background, 1)._background
     assert kept._kept is not None
     assert kept._directions is None
-    assert not kept._pairs_pay(kept._plan, 1)
+    assert not kept._pairs_pay(kept._plan, 1, N_FEATURES)
     monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", 0)
     rebuilt = _explainer(model, background, 1)._background
     assert rebuilt._kept is None
     # The background's directions, routed at fit: a bitset per node.
     assert rebuilt._directions.shape == (len(rebuilt._bit), 1)
-    assert rebuilt._pairs_pay(rebuilt._plan, 1)
-    assert not rebuilt._pairs_pay(rebuilt._planned(14, gains=False), 1)
-    assert not rebuilt._pairs_pay(rebuilt._plan, _interventional._MAX_PAIR_ROWS + 1)
+    assert rebuilt._pairs_pay(rebuilt._plan, 1, N_FEATURES)
+    assert not rebuilt._pairs_pay(rebuilt._planned(14, gains=False), 1, N_FEATURES)
+    assert not rebuilt._pairs_pay(
+        rebuilt._plan, _interventional._MAX_PAIR_ROWS + 1, N_FEATURES
+    )
     n_trees, nodes = len(rebuilt._roots) - 1, len(rebuilt._bit)
     most = nodes // (n_trees * rebuilt._max_depth * _interventional._PAIR_NODES)
     assert 1 <= most < _interventional._MAX_PAIR_ROWS
-    assert rebuilt._pairs_pay(rebuilt._plan, most)
-    assert not rebuilt._pairs_pay(rebuilt._plan, most + 1)
+    assert rebuilt._pairs_pay(rebuilt._plan, most, N_FEATURES)
+    assert not rebuilt._pairs_pay(rebuilt._plan, most + 1, N_FEATURES)
     # Directions beyond their budget are not routed: no pair walks.
     monkeypatch.setattr(_interventional, "_DIRECTIONS_BUDGET_BYTES", 8 * nodes - 1)
     over = _explainer(model, background, 1)._background
     assert over._directions is None
-    assert not over._pairs_pay(over._plan, 1)
+    assert not over._pairs_pay(over._plan, 1, N_FEATURES)
+
+
+def test_pair_walks_fit_a_quarter_of_max_memory():
+    # The background's routes, and the few rows' sums per chunk of trees,
+    # take at most a quarter of max_memory; beyond, the tables are rebuilt.
+    model, X = forest()
+    background = X[:60]
+
+    def fitted(max_memory):
+        return (
+            TreeExplainer(
+                model, feature_perturbation="interventional", max_memory=max_memory
+            )
+            .fit(background)
+            ._background
+        )
+
+    rebuilt = fitted(400_000)  # tables beyond half of it: rebuilt at each call
+    assert rebuilt._kept is None
+    routes = rebuilt._directions.nbytes
+    assert 4 * routes <= 400_000
+    assert fitted(4 * routes)._directions is not None
+    assert fitted(4 * routes - 4)._directions is None
+    # Sums of 3 rows' values in each chunk of trees but a batch's last.
+    n_chunks = max(len(chunk_start) - 2 for chunk_start in rebuilt._plan.chunks)
+    assert n_chunks >= 2
+    fitting = 400_000 // 4 // (8 * n_chunks * 3)
+    assert rebuilt._pairs_pay(rebuilt._plan, 3, fitting)
+    assert not rebuilt._pairs_pay(rebuilt._plan, 3, fitting + 1)
 
 
 def test_pair_walks_after_a_pickle(monkeypatch, forbid_table_builds):

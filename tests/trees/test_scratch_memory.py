@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from crafted_trees import chain
 from limited import run_limited
@@ -19,7 +20,8 @@ from sklearn.ensemble import RandomForestClassifier
 
 from skshapley import TreeExplainer
 from skshapley._limits import MAX_SCRATCH_BYTES_PER_THREAD
-from skshapley.trees import _tree_core
+from skshapley.trees import _interventional, _tree_core
+from skshapley.trees._interventional import _fitting_block
 
 
 @pytest.fixture(scope="module")
@@ -120,3 +122,108 @@ def test_a_scratch_the_system_refuses_is_a_memory_error(tmp_path):
     assert status == 0, stderr[-2000:]
     message = "Could not allocate the tree kernel's scratch memory."
     assert stdout.splitlines() == [f"1 {message}", f"2 {message}"]
+
+
+def test_rows_per_chunk_count_their_scratch_in_max_memory():
+    # ~33 MB of walk scratch per row: a chunk takes as many rows as fit in
+    # half of max_memory with their scratch, not with their input alone.
+    model = chain(20_000)
+    X = np.array([[k, k + 1.0, k + 2.0] for k in range(0, 7000, 1000)], dtype=float)
+    explainer = TreeExplainer(model, n_quadrature_points=100, n_jobs=1).fit()
+    expected = explainer.explain(X)
+    per_row = scratch_bytes(explainer, 1) - scratch_bytes(explainer, 0)
+    input_bytes = 8 * 3 * 3  # three float64 copies of a row of 3 features
+    explainer.set_params(max_memory=2 * 3 * (per_row + input_bytes))
+    assert explainer._rows_per_chunk() == 3
+    chunks = []
+    explainer.explain(X, progress=lambda done, total: chunks.append(done))
+    assert chunks == [3, 6, 7]
+    np.testing.assert_array_equal(explainer.explain(X), expected)
+    explainer.set_params(max_memory=2 * (per_row + input_bytes) - 1)
+    with pytest.raises(ValueError, match="explaining one row needs"):
+        explainer.explain(X)
+
+
+def test_interventional_rows_count_their_scratch():
+    X, y = _three_classes()
+    model = RandomForestClassifier(n_estimators=3, max_depth=6, random_state=0)
+    explainer = TreeExplainer(model.fit(X, y), feature_perturbation="interventional")
+    explainer.fit(X[:50])
+    paths = explainer._background._paths()
+    n_values = 3 * X.shape[1]
+    per_row = paths.scratch_bytes(1, n_values) - paths.scratch_bytes(0, n_values)
+    assert per_row > 8 * n_values
+    assert explainer._row_bytes() == 8 * 3 * X.shape[1] + per_row
+    # Interaction walks sum a row's matrices in their scratch instead.
+    matrices = 8 * 3 * X.shape[1] ** 2
+    walk = paths.scratch_bytes(1, matrices // 8) - paths.scratch_bytes(0, 0)
+    assert explainer._row_bytes() + explainer._interaction_row_bytes() == (
+        8 * 3 * X.shape[1] + matrices + walk
+    )
+
+
+def test_interventional_tables_are_built_in_a_quarter_of_max_memory(monkeypatch):
+    # The background's rows are walked in blocks whose scratch, on all
+    # threads, fits a quarter of max_memory: the same tables, the same bits.
+    X, y = _three_classes()
+    model = RandomForestClassifier(n_estimators=3, max_depth=3, random_state=0)
+    model.fit(X, y)
+    explainer = TreeExplainer(model, feature_perturbation="interventional", n_jobs=2)
+    expected = explainer.fit(X[:20]).explain(X[20:40])
+    paths = explainer._background._paths()
+    per_row = paths.scratch_bytes(1, 0) - paths.scratch_bytes(0, 0)
+    explainer.set_params(max_memory=4 * 2 * (paths.scratch_bytes(0, 0) + 3 * per_row))
+    blocks = []
+
+    def fitting_block(paths, row_values, limit):
+        blocks.append((limit, _fitting_block(paths, row_values, limit)))
+        return blocks[-1][1]
+
+    monkeypatch.setattr(_interventional, "_fitting_block", fitting_block)
+    background = explainer.fit(X[:20])._background
+    assert background._kept is None  # built at each call
+    pd.testing.assert_frame_equal(explainer.explain(X[20:40]), expected)
+    builds = [block for limit, block in blocks if limit < MAX_SCRATCH_BYTES_PER_THREAD]
+    assert builds
+    assert set(builds) == {3}
+
+
+def _three_classes():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 5))
+    return X, (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5)
+
+
+DEEP_ROWS_SCRIPT = """
+import resource
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from crafted_trees import chain
+from skshapley import TreeExplainer
+
+model = chain(20_000)
+X = np.array([[k, k + 1.0, k + 2.0] for k in range(0, 20_000, 250)], dtype=float)
+explainer = TreeExplainer(
+    model, n_quadrature_points=100, n_jobs=2, max_memory="128MB"
+).fit()
+# From here on, 400 MB more address space than the process has.
+with open("/proc/self/status") as status:
+    size = next(int(line.split()[1]) for line in status if line.startswith("VmSize"))
+limit = 1024 * size + 400 * 10**6
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+phi = explainer.explain(X).to_numpy()
+residual = phi.sum(axis=1) + explainer.expected_value_ - model.predict(X)
+print("completed:", np.abs(residual).max() / np.abs(model.tree_.value).max())
+"""
+
+
+@pytest.mark.slow
+def test_deep_rows_run_within_max_memory(tmp_path):
+    # ~33 MB of scratch per row: two threads walking blocks of 7 rows took
+    # 460 MB whatever max_memory said; its chunks now count the scratch.
+    tests = Path(__file__).resolve().parents[1]
+    status, out, err = run_limited([tests], cwd=tmp_path, code=DEEP_ROWS_SCRIPT)
+    assert status == 0, err[-2000:]
+    assert out.startswith("completed:")
+    assert float(out.split()[1]) <= 1e-12

@@ -287,7 +287,7 @@ class TreeExplainer(BaseExplainer):
             n_values * len(self.player_names_),
         )  # fmt: skip
         # Before the rules are computed: they cost O(points**2).
-        self._block_rows = _block_rows(
+        self._block_rows, self._scratch_row_bytes = _block_rows(
             ensemble, len(self.player_names_), self._max_depth, int(n_points.max()),
             len(self._chunk_start) > 2,
         )  # fmt: skip
@@ -394,6 +394,28 @@ class TreeExplainer(BaseExplainer):
             "quadrature points": rule,
         }
 
+    def _row_bytes(self) -> int:
+        """A row's input copies, and what it adds to the compiled walk's scratch."""
+        if self.feature_perturbation == "interventional":
+            n_values = len(self.output_names_) * len(self.player_names_)
+            scratch = self._background.scratch_row_bytes(n_values)
+        else:
+            scratch = self._scratch_row_bytes
+        return super()._row_bytes() + scratch
+
+    def _interaction_row_bytes(self) -> int:
+        """A row's matrices; interventional walks sum them in their scratch too."""
+        matrices = super()._interaction_row_bytes()
+        if self.feature_perturbation != "interventional":
+            return matrices  # a thread's scratch does not grow with its rows
+        background = self._background
+        n_values = len(self.output_names_) * len(self.player_names_)
+        return (
+            matrices
+            + background.scratch_row_bytes(matrices // 8)
+            - background.scratch_row_bytes(n_values)
+        )
+
     def _prepared(self, X):
         """Validated rows, cast and marked missing as the model does it."""
         ensemble = self.ensemble_
@@ -447,14 +469,15 @@ class TreeExplainer(BaseExplainer):
 
 def _block_rows(
     ensemble, n_players: int, max_depth: int, n_points: int, chunked: bool
-) -> int:
+) -> tuple[int, int]:
     """Rows per block so that one thread's kernel scratch fits the limit.
 
     The scratch grows linearly with the rows of a block (mostly
     ``(depth + 2) * points * (1 + outputs)`` doubles per row, and a row of
     values when the trees are ``chunked``); raises ``ValueError`` before
     anything is allocated if a single row does not fit
-    ``MAX_SCRATCH_BYTES_PER_THREAD``.
+    ``MAX_SCRATCH_BYTES_PER_THREAD``. Returns the rows and the bytes each
+    row adds.
     """
     width = ensemble.value.shape[1]
     partial = ensemble.n_outputs * n_players if chunked else 0
@@ -477,7 +500,7 @@ def _block_rows(
             f"{MAX_SCRATCH_BYTES_PER_THREAD / 2**20:.0f} MiB. Use fewer "
             "n_quadrature_points (an integer: approximate, not exact)."
         )
-    return int(min(_BLOCK_ROWS, rows))
+    return int(min(_BLOCK_ROWS, rows)), int(per_row)
 
 
 def _cover_ratios(ensemble) -> np.ndarray:

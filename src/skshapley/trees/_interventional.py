@@ -119,6 +119,8 @@ class Background:
         # _TABLE_BUDGET_BYTES (the rest is the rows' and the kernels').
         self._table_budget = min(_TABLE_BUDGET_BYTES, max_bytes // 2)
         self._max_bytes = max_bytes
+        # The background's routes and a few rows' pair-walk sums: a quarter.
+        self._pairs_budget = min(_DIRECTIONS_BUDGET_BYTES, max_bytes // 4)
         self._node_player = node_player
         self._n_players = n_players
         # The kernels read features by column: one row of each per block.
@@ -194,14 +196,14 @@ class Background:
         if len(X) == 0:
             return
         paths = self._paths()
-        if self._pairs_pay(plan, len(X)):
+        if self._pairs_pay(plan, len(X), out[0].size):
             self._explain_pairs(paths, plan, X, out, n_threads)
             return
         XT = np.ascontiguousarray(X.T)
         row_values = out[0].size
         # Each thread sums a chunk of its block's rows apart, if there are chunks.
         sums = row_values if max(map(len, plan.chunks)) > 2 else 0
-        block_rows = self._fitting_block(paths, _BLOCK_ROWS, sums)
+        block_rows = _fitting_block(paths, sums, MAX_SCRATCH_BYTES_PER_THREAD)
         block, n_blocks = _tree_core.row_blocks(len(X), block_rows, n_threads)
         scratch = n_threads * paths.scratch_bytes(block_rows, sums)
         out_of_memory = np.zeros(1, dtype=np.intc)
@@ -241,11 +243,13 @@ class Background:
             _check_memory(out_of_memory)
         out /= self.n_background
 
-    def _pairs_pay(self, plan: _Plan, n_rows: int) -> bool:
+    def _pairs_pay(self, plan: _Plan, n_rows: int, row_values: int) -> bool:
         """Whether pair walks cost the rows less than building the tables.
 
         Only for Shapley values whose tables are rebuilt at each call (they
-        exceed ``_TABLE_BUDGET_BYTES``; see :meth:`_pairs_possible`). A row's
+        exceed ``_TABLE_BUDGET_BYTES``; see :meth:`_pairs_possible`), and if
+        the rows' sums of ``row_values`` doubles per chunk of trees fit a
+        quarter of ``max_memory``. A row's
         walk reaches the nodes where some background row goes with it, a
         small part of each tree; a build walks the whole background through
         every node, then fills each leaf's table.
@@ -253,22 +257,25 @@ class Background:
         if plan is not self._plan or not self._pairs_possible():
             return False
         n_trees = len(self._roots) - 1
+        n_chunks = max(len(chunk_start) - 2 for chunk_start in plan.chunks)
         return (
             n_rows <= _MAX_PAIR_ROWS
             and n_rows * n_trees * self._max_depth * _PAIR_NODES <= len(self._bit)
+            and 8 * n_chunks * n_rows * row_values <= self._pairs_budget
         )
 
     def _pairs_possible(self) -> bool:
         """Whether a few rows may take pair walks instead of rebuilt tables.
 
         The tables are not kept, the paths' masks take one word, and the
-        background's directions at every node fit their budget.
+        background's directions at every node fit their budget (a quarter
+        of ``max_memory``, at most ``_DIRECTIONS_BUDGET_BYTES``).
         """
         words = -(-self.n_background // 64)
         return (
             self._kept is None
             and self._max_bits <= 64
-            and 8 * words * len(self._bit) <= _DIRECTIONS_BUDGET_BYTES
+            and 8 * words * len(self._bit) <= self._pairs_budget
         )
 
     def _routed(self, paths, n_threads: int) -> np.ndarray:
@@ -278,15 +285,13 @@ class Background:
         paths.route_background(self._background, directions, n_threads)
         return directions
 
-    @staticmethod
-    def _fitting_block(paths, block: int, row_values: int) -> int:
-        """``block`` rows, or fewer so that a thread's scratch fits its limit.
+    def scratch_row_bytes(self, row_values: int) -> int:
+        """Bytes of a thread's walk scratch per row of a block.
 
         With ``row_values`` doubles per row for a chunk's sums (0: none).
         """
-        base, one, two = (paths.scratch_bytes(n, row_values) for n in range(3))
-        fitting = (MAX_SCRATCH_BYTES_PER_THREAD - base) // (two - one)
-        return int(max(1, min(block, fitting)))
+        paths = self._paths()
+        return paths.scratch_bytes(1, row_values) - paths.scratch_bytes(0, row_values)
 
     def _batches(self, plan: _Plan, n_threads: int):
         """The plan's batches, built (one at a time) unless kept.
@@ -331,11 +336,20 @@ class Background:
         paths.build(
             first_tree, end_tree, self._background, plan.offset, plan.tabulated,
             built.tables, built.masks, first_table, first_mask, plan.table_bits,
-            plan.gains, self._fitting_block(paths, _BLOCK_ROWS, 0), n_threads,
+            plan.gains, _fitting_block(paths, 0, self._build_scratch(n_threads)),
+            n_threads,
             out_of_memory,
         )  # fmt: skip
         _check_memory(out_of_memory)
         return built
+
+    def _build_scratch(self, n_threads: int) -> int:
+        """A building thread's scratch limit: a quarter of ``max_memory`` shared.
+
+        A build runs at fit, or between the walks of a call's rows, whose
+        own scratch is counted in the rows' half (:meth:`scratch_row_bytes`).
+        """
+        return min(MAX_SCRATCH_BYTES_PER_THREAD, self._max_bytes // (4 * n_threads))
 
     def _planned(self, table_bits: int, gains: bool) -> _Plan:
         """Tables for the leaves with at most ``table_bits`` players, in batches.
@@ -444,6 +458,17 @@ class Background:
             self._players, self._beta, self._n_players, self._words,
             self._max_depth, self._max_bits,
         )  # fmt: skip
+
+
+def _fitting_block(paths, row_values: int, limit: int) -> int:
+    """Rows per block (at most ``_BLOCK_ROWS``, at least 1) whose scratch fits.
+
+    ``limit`` bytes for one thread, with ``row_values`` doubles per row for
+    a chunk's sums (0: none).
+    """
+    base, one, two = (paths.scratch_bytes(n, row_values) for n in range(3))
+    fitting = (limit - base) // (two - one)
+    return int(max(1, min(_BLOCK_ROWS, fitting)))
 
 
 def _table_bits(n_background: int) -> int:
