@@ -38,7 +38,7 @@ import pandas as pd
 import sklearn
 
 import skshapley
-from skshapley._threads import effective_n_threads
+from skshapley._runtime.threads import effective_n_threads
 
 
 class Unavailable(Exception):

@@ -72,7 +72,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import skshapley
-from skshapley._threads import effective_n_threads
+from skshapley._runtime.threads import effective_n_threads
 from skshapley.games import exact_n_points, gauss_legendre, product_shapley
 from skshapley.games._quadrature import auto_n_points
 

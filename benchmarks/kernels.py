@@ -111,7 +111,7 @@ from sklearn.svm import SVR
 from threadpoolctl import threadpool_limits
 
 import skshapley
-from skshapley._threads import effective_n_threads
+from skshapley._runtime.threads import effective_n_threads
 
 SEED = 0
 

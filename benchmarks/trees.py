@@ -186,7 +186,7 @@ from _workloads import (
 )
 from threadpoolctl import threadpool_limits
 
-from skshapley._threads import effective_n_threads
+from skshapley._runtime.threads import effective_n_threads
 
 # A measurement stops repeating once its runs took this many seconds in all.
 TIME_BUDGET = 7.0

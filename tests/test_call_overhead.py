@@ -2,7 +2,7 @@
 
 A fitted explainer remembers the plan of each DataFrame column set it read
 (names, their types and dtypes) and the indexes of the frames it returns
-(``_columns.py``, ``_frames.py``). Each test first makes the explainer
+(``_contract/columns.py``, ``_contract/frames.py``). Each test first makes the explainer
 remember something, then gives it input that a wrongly keyed or stale plan
 would read wrongly. The oracles are independent of what is remembered: the
 values of the same rows as a NumPy array in the model's column order (no

@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from skshapley._files import read_limited
+from skshapley._runtime.files import read_limited
 
 MESSAGE = "{name}: {size} bytes, more than {limit}"
 

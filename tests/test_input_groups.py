@@ -35,7 +35,7 @@ from sklearn.preprocessing import (
 from sklearn.tree import DecisionTreeRegressor
 
 from skshapley import TreeExplainer
-from skshapley._input_groups import input_groups
+from skshapley._contract.input_groups import input_groups
 
 X = pd.DataFrame(
     {

@@ -30,7 +30,7 @@ from sklearn.preprocessing import (
     StandardScaler,
 )
 
-from skshapley._input_groups import input_groups
+from skshapley._contract.input_groups import input_groups
 
 INPUTS = ["a", "b", "c", "d"]
 

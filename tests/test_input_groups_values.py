@@ -29,7 +29,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.svm import SVR
 
 from skshapley import ProductKernelExplainer, TreeExplainer
-from skshapley._input_groups import input_groups
+from skshapley._contract.input_groups import input_groups
 
 # The oracle sums 2**n_inputs differences of values of the model's scale.
 RTOL = 1e-12

@@ -26,7 +26,7 @@ from skshapley import (
     ProductKernelExplainer,
     TreeExplainer,
 )
-from skshapley._memory import parse_memory
+from skshapley._runtime.memory import parse_memory
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from skshapley._naming import model_name
+from skshapley._contract.naming import model_name
 
 
 class _FileModel:

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from skshapley._optional import (
+from skshapley._runtime.optional import (
     MissingDependencyError,
     optional_import,
     require_matplotlib,

@@ -6,7 +6,7 @@ from sklearn.ensemble import GradientBoostingRegressor, RandomForestRegressor
 from sklearn.kernel_ridge import KernelRidge
 
 from skshapley import ProductKernelExplainer, TreeExplainer
-from skshapley._outputs import (
+from skshapley._contract.outputs import (
     chosen_output,
     class_output_names,
     output_position,

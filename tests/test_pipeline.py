@@ -23,7 +23,7 @@ from sklearn.preprocessing import MinMaxScaler, StandardScaler
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from skshapley import ProductKernelExplainer, TreeExplainer, UnsupportedModelError
-from skshapley._pipeline import final_estimator
+from skshapley._contract.pipeline import final_estimator
 
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(60, 3))

@@ -19,7 +19,7 @@ from skshapley import (
     TreeExplainer,
     report,
 )
-from skshapley._progress import ProgressBar, progress_callback
+from skshapley._runtime.progress import ProgressBar, progress_callback
 
 
 class Clock:

@@ -12,9 +12,9 @@ matplotlib only when something is drawn.
 import importlib
 from importlib.metadata import version
 
+from ._contract.importance import importance
 from ._entry import Explainer, explain
 from ._errors import UnsupportedModelError
-from ._importance import importance
 from .agnostic import ExactExplainer, PermutationExplainer
 from .kernels import ProductKernelExplainer
 from .report import report

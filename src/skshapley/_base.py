@@ -24,7 +24,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from ._columns import (
+from ._contract.columns import (
     NUMBERS,
     ColumnPlan,
     ColumnPlans,
@@ -32,18 +32,18 @@ from ._columns import (
     column_plan,
     matched_positions,
 )
-from ._dask import is_dask_collection, lazy_explanation
+from ._contract.frames import FrameLayout, default_index
+from ._contract.groups import feature_players
+from ._contract.input import array_values, as_pandas, check_unique_columns, frame_slices
+from ._contract.input_groups import input_groups
+from ._contract.naming import model_name
+from ._contract.outputs import output_position
+from ._contract.pipeline import final_estimator
 from ._errors import UnsupportedModelError
-from ._frames import FrameLayout, default_index
-from ._groups import feature_players
-from ._input import array_values, as_pandas, check_unique_columns, frame_slices
-from ._input_groups import input_groups
-from ._memory import parse_memory
-from ._naming import model_name
-from ._outputs import output_position
-from ._pipeline import final_estimator
-from ._progress import progress_callback
-from ._threads import effective_n_threads
+from ._runtime.dask import is_dask_collection, lazy_explanation
+from ._runtime.memory import parse_memory
+from ._runtime.progress import progress_callback
+from ._runtime.threads import effective_n_threads
 
 # Rows in the first chunk of an explanation observed by a progress callback;
 # later chunks are sized to take about _CHUNK_SECONDS each, so that Python
@@ -105,7 +105,7 @@ class BaseExplainer(BaseEstimator):
     # The fitted attribute that check_is_fitted looks for.
     _fitted_attribute: ClassVar[str] = ""
 
-    # What an explainer remembers of past calls (see _columns.py, _frames.py),
+    # What an explainer remembers of past calls (see _contract/columns.py, frames.py),
     # left out of pickles and copies. Fitting forgets the column plans; a
     # frame layout is kept only for the very names it was built from.
     _remembered: ClassVar[tuple[str, ...]] = ("_plans", "_frame_layout")
@@ -727,7 +727,7 @@ class BaseExplainer(BaseEstimator):
 
         DataFrame columns are matched by name (by position if the model
         knows no names) and converted as ``reading`` says, by the plan of
-        their column set (see :mod:`~skshapley._columns`); other inputs by
+        their column set (see :mod:`~skshapley._contract.columns`); other inputs by
         :meth:`_values`. ``reading`` must be the same at every call between
         two fits. The caller's data is copied, never modified. NaN and
         infinity are refused as ``allow_nan`` and ``allow_inf`` say, unless

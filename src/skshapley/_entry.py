@@ -7,10 +7,10 @@ from numbers import Integral
 import pandas as pd
 
 from ._base import BaseExplainer
+from ._contract.malformed import malformed_model_errors
+from ._contract.naming import model_name
+from ._contract.pipeline import final_estimator
 from ._errors import UnsupportedModelError, unsupported_model
-from ._malformed import malformed_model_errors
-from ._naming import model_name
-from ._pipeline import final_estimator
 from .agnostic import ExactExplainer, PermutationExplainer
 from .kernels import ProductKernelExplainer
 from .trees import TreeExplainer

@@ -1,6 +1,6 @@
 """Exceptions that callers tell apart from others of their base class."""
 
-from ._naming import model_name
+from ._contract.naming import model_name
 
 # Where the unsupported-model error sends the reader for the full list.
 _FULL_LIST = 'See the user guide\'s "Supported models" for the full list.'

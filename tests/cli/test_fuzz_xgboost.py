@@ -36,7 +36,7 @@ from xgboost_models import (
     training_frame,
 )
 
-from skshapley.trees._ubjson import decode_ubjson
+from skshapley.trees._readers.xgboost.ubjson import decode_ubjson
 
 pytest.importorskip("xgboost")
 

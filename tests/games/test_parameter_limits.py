@@ -16,8 +16,8 @@ from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.kernel_ridge import KernelRidge
 
 from skshapley import ProductKernelExplainer, TreeExplainer
-from skshapley._limits import MAX_QUADRATURE_POINTS
-from skshapley._threads import effective_n_threads
+from skshapley._runtime.limits import MAX_QUADRATURE_POINTS
+from skshapley._runtime.threads import effective_n_threads
 from skshapley.games import (
     gauss_legendre,
     product_banzhaf,

@@ -21,7 +21,7 @@ from sklearn.ensemble import (
 
 from skshapley import TreeExplainer
 from skshapley.trees._categories import tree_values
-from skshapley.trees._hist_gradient_boosting import parse_hist_gradient_boosting
+from skshapley.trees._readers.hist_gradient_boosting import parse_hist_gradient_boosting
 
 # The table adds the same leaf values to the same base offset in the same
 # order as sklearn (iteration by iteration), so the sums agree bit for bit in

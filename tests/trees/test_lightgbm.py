@@ -26,7 +26,7 @@ from skshapley import TreeExplainer
 
 lgb = pytest.importorskip("lightgbm")
 
-from skshapley.trees._lightgbm import parse_lightgbm  # noqa: E402
+from skshapley.trees._readers.lightgbm.model import parse_lightgbm  # noqa: E402
 
 # LightGBM adds the same leaf values in the same order (tree by tree), so the
 # sums agree to rounding; a leaf reached by a wrong route is off by ~1e-2 of

@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 from skshapley import TreeExplainer
-from skshapley.trees import _lightgbm_text
-from skshapley.trees._lightgbm_text import read_model_file, read_model_text
+from skshapley.trees._readers.lightgbm import text as lightgbm_text
+from skshapley.trees._readers.lightgbm.text import read_model_file, read_model_text
 
 lgb = pytest.importorskip("lightgbm")
 
@@ -356,7 +356,7 @@ def test_file_errors(tmp_path, monkeypatch):
     path = tmp_path / "model.txt"
     path.write_bytes(base_text().encode())
     assert read_model_file(path).n_trees == 2
-    monkeypatch.setattr(_lightgbm_text, "MAX_MODEL_FILE_BYTES", 100)
+    monkeypatch.setattr(lightgbm_text, "MAX_MODEL_FILE_BYTES", 100)
     with pytest.raises(ValueError, match=r"model\.txt is larger than 100 bytes"):
         read_model_file(path)
     monkeypatch.undo()

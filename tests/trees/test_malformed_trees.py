@@ -5,7 +5,7 @@ import pytest
 from sklearn.ensemble import HistGradientBoostingClassifier
 
 from skshapley import TreeExplainer
-from skshapley._limits import MAX_FEATURES, MAX_OUTPUTS
+from skshapley._runtime.limits import MAX_FEATURES, MAX_OUTPUTS
 from skshapley.trees._table import ParsedTree, concatenate_trees
 
 

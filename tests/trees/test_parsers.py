@@ -4,11 +4,11 @@ import pytest
 from sklearn.linear_model import LinearRegression
 
 from skshapley import UnsupportedModelError
-from skshapley.trees import _parsers
+from skshapley.trees._readers import dispatch
 
 
 def test_every_parser_is_a_function_of_the_trees_package():
-    for parse in _parsers._PARSERS.values():
+    for parse in dispatch._PARSERS.values():
         assert callable(parse)
         assert parse.__module__.startswith("skshapley.trees._")
         assert parse.__name__.startswith("parse_")
@@ -16,4 +16,4 @@ def test_every_parser_is_a_function_of_the_trees_package():
 
 def test_unsupported_models_name_the_supported_families():
     with pytest.raises(UnsupportedModelError, match="XGBoost; LightGBM"):
-        _parsers.parse_model(LinearRegression())
+        dispatch.parse_model(LinearRegression())

@@ -19,7 +19,7 @@ from limited import run_limited
 from sklearn.ensemble import RandomForestClassifier
 
 from skshapley import TreeExplainer
-from skshapley._limits import MAX_SCRATCH_BYTES_PER_THREAD
+from skshapley._runtime.limits import MAX_SCRATCH_BYTES_PER_THREAD
 from skshapley.trees import _interventional, _tree_core
 from skshapley.trees._interventional import _fitting_block
 

@@ -33,7 +33,7 @@ from skshapley import TreeExplainer
 
 xgb = pytest.importorskip("xgboost")
 
-from skshapley.trees._xgboost import parse_xgboost  # noqa: E402
+from skshapley.trees._readers.xgboost.model import parse_xgboost  # noqa: E402
 
 XGBOOST_VERSION = tuple(int(part) for part in xgb.__version__.split(".")[:2])
 
@@ -630,7 +630,7 @@ def test_explain_a_frame_with_the_training_categories():
 
 def test_importing_skshapley_does_not_import_xgboost():
     code = (
-        "import sys, skshapley, skshapley.trees._parsers; "
+        "import sys, skshapley, skshapley.trees._readers.dispatch; "
         "assert 'xgboost' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from skshapley import TreeExplainer
-from skshapley.trees._xgboost_file import read_xgboost_model
+from skshapley.trees._readers.xgboost.file import read_xgboost_model
 
 xgb = pytest.importorskip("xgboost")
 

@@ -24,8 +24,8 @@ import pytest
 from xgboost_models import write_document
 
 from skshapley import TreeExplainer
-from skshapley.trees._xgboost import parse_document
-from skshapley.trees._xgboost_file import read_xgboost_model
+from skshapley.trees._readers.xgboost.file import read_xgboost_model
+from skshapley.trees._readers.xgboost.model import parse_document
 
 FOLDER = Path(__file__).parent / "data" / "xgboost_dart"
 EXPECTED = sorted(FOLDER.glob("*.expected.json"))

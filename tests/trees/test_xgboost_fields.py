@@ -19,7 +19,7 @@ import pytest
 from xgboost_models import FAMILIES, save, write_document
 
 from skshapley.cli import main
-from skshapley.trees._xgboost_file import read_xgboost_model
+from skshapley.trees._readers.xgboost.file import read_xgboost_model
 
 xgb = pytest.importorskip("xgboost")
 

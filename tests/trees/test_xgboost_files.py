@@ -21,13 +21,13 @@ from limited import assert_clean_outcome, run_limited
 from xgboost_models import FAMILIES, encode_ubjson, save, training_frame
 
 from skshapley import TreeExplainer
-from skshapley.trees import _xgboost_file
-from skshapley.trees._ubjson import UBJSONError, decode_ubjson
-from skshapley.trees._xgboost_file import MAX_NESTING, read_xgboost_model
+from skshapley.trees._readers.xgboost import file as xgboost_file
+from skshapley.trees._readers.xgboost.file import MAX_NESTING, read_xgboost_model
+from skshapley.trees._readers.xgboost.ubjson import UBJSONError, decode_ubjson
 
 xgb = pytest.importorskip("xgboost")
 
-from skshapley.trees._xgboost import parse_xgboost  # noqa: E402
+from skshapley.trees._readers.xgboost.model import parse_xgboost  # noqa: E402
 
 # float32 machine epsilon: XGBoost sums the margin in float32.
 EPS32 = float(np.finfo(np.float32).eps)
@@ -183,7 +183,7 @@ def test_unreadable_files_are_refused(tmp_path, name, data, match):
 def test_files_over_the_size_limit_are_refused_unread(tmp_path, monkeypatch):
     path = tmp_path / "big.json"
     path.write_bytes(b" " * 101)
-    monkeypatch.setattr(_xgboost_file, "MAX_MODEL_FILE_BYTES", 100)
+    monkeypatch.setattr(xgboost_file, "MAX_MODEL_FILE_BYTES", 100)
     _refused(path, "it has 101 bytes, more than the 100 allowed")
 
 

@@ -4,7 +4,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._memory import DEFAULT_MAX_MEMORY
+from .._runtime.memory import DEFAULT_MAX_MEMORY
 from ..games._exact import MAX_TABLE_PLAYERS, _masks_to_bool, table_indices
 from ._explainer import AgnosticExplainer, Rows
 

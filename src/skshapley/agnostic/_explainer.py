@@ -13,11 +13,11 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .._base import BaseExplainer, feature_names
+from .._contract.frames import default_index
+from .._contract.input import as_pandas
 from .._errors import unsupported_model
-from .._frames import default_index
-from .._input import as_pandas
-from .._memory import parse_memory
-from .._progress import progress_callback
+from .._runtime.memory import parse_memory
+from .._runtime.progress import progress_callback
 from ._hybrid import HybridRows
 from ._response import check_response_method, has_response, model_response
 

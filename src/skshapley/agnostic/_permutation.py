@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 
-from .._dask import is_dask_collection, lazy_explanation
-from .._limits import MAX_PERMUTATIONS
-from .._memory import DEFAULT_MAX_MEMORY, parse_memory
-from .._progress import progress_callback
+from .._runtime.dask import is_dask_collection, lazy_explanation
+from .._runtime.limits import MAX_PERMUTATIONS
+from .._runtime.memory import DEFAULT_MAX_MEMORY, parse_memory
+from .._runtime.progress import progress_callback
 from ._explainer import AgnosticExplainer, Rows
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import is_classifier
 
-from .._input import real_values
-from .._naming import model_name
-from .._outputs import class_output_names, regression_output_names
+from .._contract.input import real_values
+from .._contract.naming import model_name
+from .._contract.outputs import class_output_names, regression_output_names
 
 _METHODS = ("predict", "predict_proba", "decision_function")
 

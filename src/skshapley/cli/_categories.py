@@ -16,9 +16,9 @@ model's own rule (LightGBM: missing; XGBoost: refused, naming it).
 import numpy as np
 import pandas as pd
 
+from .._contract.pipeline import final_estimator
 from .._errors import UnsupportedModelError
-from .._pipeline import final_estimator
-from ..trees._parsers import parse_model
+from ..trees._readers.dispatch import parse_model
 
 
 def model_categories(model) -> dict[str, tuple]:

@@ -2,10 +2,10 @@
 
 from sklearn.exceptions import NotFittedError
 
+from .._contract.outputs import chosen_output
+from .._contract.pipeline import final_estimator
 from .._entry import fitted_explainer
 from .._errors import UnsupportedModelError
-from .._outputs import chosen_output
-from .._pipeline import final_estimator
 from ._inputs import CommandError
 
 # The groups of a pipeline explained without --groups: one attribution per

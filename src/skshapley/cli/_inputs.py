@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import _limits
 from .._errors import UnsupportedModelError
-from .._limits import DEFAULT_MAX_DATA_BYTES
-from .._optional import optional_import
-from ..trees._lightgbm_text import read_model_file
-from ..trees._xgboost_file import read_xgboost_model
+from .._runtime import limits
+from .._runtime.limits import DEFAULT_MAX_DATA_BYTES
+from .._runtime.optional import optional_import
+from ..trees._readers.lightgbm.text import read_model_file
+from ..trees._readers.xgboost.file import read_xgboost_model
 from ._archive import check_skops_archive
 from ._trust import schema_types, untrusted
 
@@ -100,7 +100,7 @@ def _load_skops(path: Path, *, trust_pickle: bool):
     """
     sio = optional_import("skops.io", f"reading {path.name}")
     try:
-        check_skops_archive(path, _limits.MAX_MODEL_FILE_BYTES)
+        check_skops_archive(path, limits.MAX_MODEL_FILE_BYTES)
         with zipfile.ZipFile(path) as archive:
             schema = json.loads(archive.read("schema.json"))
         names = schema_types(schema)

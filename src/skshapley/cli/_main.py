@@ -9,12 +9,16 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from .._contract.naming import model_name
+from .._contract.tables import attributions_table, interactions_table
 from .._entry import explainer_class
 from .._errors import UnsupportedModelError
-from .._naming import model_name
-from .._optional import MissingDependencyError, optional_import, require_matplotlib
-from .._progress import ProgressBar
-from .._tables import attributions_table, interactions_table
+from .._runtime.optional import (
+    MissingDependencyError,
+    optional_import,
+    require_matplotlib,
+)
+from .._runtime.progress import ProgressBar
 from ._background import Background, background_of
 from ._categories import as_model_categories, model_categories
 from ._explaining import make_explainer, output_name

@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 
 from .. import __version__
-from .._limits import DEFAULT_MAX_DATA_BYTES, MAX_PERMUTATIONS
+from .._runtime.limits import DEFAULT_MAX_DATA_BYTES, MAX_PERMUTATIONS
 from ._inputs import CSV_SUFFIXES, PARQUET_SUFFIXES, suffix
 from ._rows import row_selection
 

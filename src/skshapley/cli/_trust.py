@@ -6,7 +6,7 @@ some types by default (scikit-learn's estimators, NumPy's functions); any
 other name is code the file chooses to run. The command reads a skops file
 without ``--trust-pickle`` only if every type it names is in
 :data:`TRUSTED_TYPES`, which holds what the supported models (see
-``trees/_parsers.py`` and ``kernels/_sklearn.py``) and the pipelines put in
+``trees/_readers/dispatch.py`` and ``kernels/_sklearn.py``) and the pipelines put in
 front of them contain, and nothing that stores code:
 
 * the estimators both explainers read and their internal types (the tree

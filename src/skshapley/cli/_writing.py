@@ -11,7 +11,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from .._files import atomic_write
+from .._runtime.files import atomic_write
 from ._inputs import CommandError
 
 

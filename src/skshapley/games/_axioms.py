@@ -16,7 +16,7 @@ from numbers import Real
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_finite_array
+from .._contract.validation import check_finite_array
 from ._exact import GameLike, check_shapley_method, game_table, shapley_values
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
-from .._validation import check_count, check_finite_array
+from .._contract.validation import check_count, check_finite_array
 
 # A game: a function of boolean coalition masks, or the table of its values.
 GameLike = Callable[[np.ndarray], float] | ArrayLike

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._threads import effective_n_threads
-from .._validation import check_games
+from .._contract.validation import check_games
+from .._runtime.threads import effective_n_threads
 from . import _product_core
 from ._quadrature import (
     Rules,

@@ -17,8 +17,8 @@ from numbers import Integral
 import numpy as np
 from scipy.special import roots_legendre
 
-from .._limits import MAX_QUADRATURE_POINTS
-from .._validation import check_count
+from .._contract.validation import check_count
+from .._runtime.limits import MAX_QUADRATURE_POINTS
 from . import _product_core
 
 # "auto" uses the exact rule while it needs at most this many points: below it

@@ -11,9 +11,9 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 
-from .._limits import MAX_FEATURES
-from .._malformed import checked_numbers
-from .._outputs import regression_output_names
+from .._contract.malformed import checked_numbers
+from .._contract.outputs import regression_output_names
+from .._runtime.limits import MAX_FEATURES
 from ._game import KernelComponent, KernelGame
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 from .._base import BaseExplainer, QuadratureUse, feature_names, in_shap_convention
-from .._memory import DEFAULT_MAX_MEMORY
-from .._threads import effective_n_threads
+from .._runtime.memory import DEFAULT_MAX_MEMORY
+from .._runtime.threads import effective_n_threads
 from ..games._product import add_pure_game_sums
 from ..games._product_core import GAMES_PER_TASK
 from ..games._quadrature import (

@@ -14,8 +14,8 @@ import numpy as np
 from sklearn.gaussian_process import GaussianProcessClassifier, GaussianProcessRegressor
 from sklearn.gaussian_process import kernels as gp_kernels
 
+from .._contract.malformed import checked_classes, checked_numbers
 from .._errors import UnsupportedModelError
-from .._malformed import checked_classes, checked_numbers
 from ._expansion import (
     kernel_game,
     n_columns,

@@ -19,9 +19,13 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.svm import SVC, SVR, NuSVC, NuSVR, OneClassSVM
 from sklearn.utils.validation import check_is_fitted
 
+from .._contract.malformed import (
+    checked_classes,
+    checked_numbers,
+    malformed_model_errors,
+)
+from .._contract.outputs import regression_output_names
 from .._errors import UnsupportedModelError, unsupported_model
-from .._malformed import checked_classes, checked_numbers, malformed_model_errors
-from .._outputs import regression_output_names
 from ._expansion import (
     dense,
     kernel_game,

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from .._importance import importance
+from .._contract.importance import importance
 from . import _style
 from ._inputs import (
     about_output,

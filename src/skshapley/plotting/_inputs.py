@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._outputs import chosen_output
+from .._contract.outputs import chosen_output
 
 
 def shapley_frame(phi, feature_names=None, X=None) -> pd.DataFrame:

@@ -12,7 +12,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._optional import require_matplotlib
+from .._runtime.optional import require_matplotlib
 
 # Signed values: red pushes the output up, blue pushes it down (shap's habit).
 POSITIVE = "#e4324e"

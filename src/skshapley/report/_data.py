@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._input import as_pandas
-from .._outputs import output_position
+from .._contract.input import as_pandas
+from .._contract.outputs import output_position
 
 # Rows drawn in the beeswarm and dependence plots: beyond this, a seeded
 # random sample (the tables and the importance bars use every row).

@@ -4,7 +4,7 @@ import base64
 
 import pandas as pd
 
-from .._tables import attributions_table
+from .._contract.tables import attributions_table
 from ._html import Markup, element
 
 # The largest CSV embedded, in bytes: as base64 it grows by a third, and a

@@ -134,7 +134,7 @@ def beeswarm(ex, max_display: int) -> Markup:
     The dots may be a sample of the rows; the features are in the order of
     every row's mean |φ|, as in the importance table and bars.
     """
-    from .._importance import importance
+    from .._contract.importance import importance
     from ..plotting import BeeswarmDisplay
 
     n_rows = min(ex.phi_out.shape[1], max_display)

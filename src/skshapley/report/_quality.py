@@ -15,7 +15,7 @@ from scipy.special import expit
 from sklearn import metrics
 from sklearn.base import BaseEstimator, is_classifier, is_regressor
 
-from .._input import as_pandas, real_values
+from .._contract.input import as_pandas, real_values
 from ._html import Markup, element, format_number
 
 # Display names of the metric keys, in the order they are shown.

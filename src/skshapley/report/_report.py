@@ -9,9 +9,9 @@ from pathlib import Path
 
 from sklearn.utils.validation import check_is_fitted
 
-from .._files import atomic_write
-from .._importance import importance
-from .._optional import require_matplotlib
+from .._contract.importance import importance
+from .._runtime.files import atomic_write
+from .._runtime.optional import require_matplotlib
 from . import _download, _leave_one_out, _sections, _summary
 from ._data import (
     chosen_rows,

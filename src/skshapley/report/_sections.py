@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from .._importance import importance as importance_table
+from .._contract.importance import importance as importance_table
 from . import _figures
 from ._html import (
     Markup,

@@ -17,7 +17,7 @@ A parsed ensemble says how its model reads categories
 Categories the model did not see in training become missing values (and so
 follow the model's missing-value rule), or raise a ``ValueError`` where the
 model refuses them (``unknown_categories="error"``). Every other column goes
-through :mod:`skshapley._input`: real numbers or one clear error. The result
+through :mod:`skshapley._contract.input`: real numbers or one clear error. The result
 is a new float64 array; the caller's data is never modified.
 """
 
@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._columns import ColumnReading, Reader
-from .._input import array_values, real_values
+from .._contract.columns import ColumnReading, Reader
+from .._contract.input import array_values, real_values
 from ._table import TreeEnsemble
 
 

@@ -6,15 +6,15 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._base import BaseExplainer, feature_names, in_shap_convention
-from .._input import float32_unless_float
-from .._limits import MAX_SCRATCH_BYTES_PER_THREAD
-from .._memory import DEFAULT_MAX_MEMORY, parse_memory
-from .._threads import effective_n_threads
+from .._contract.input import float32_unless_float
+from .._runtime.limits import MAX_SCRATCH_BYTES_PER_THREAD
+from .._runtime.memory import DEFAULT_MAX_MEMORY, parse_memory
+from .._runtime.threads import effective_n_threads
 from ..games._quadrature import Rules, check_n_quadrature_points, exact_n_points
 from . import _interactions_core, _tree_core
 from ._categories import tree_reading, tree_values
 from ._interventional import Background
-from ._parsers import parse_model
+from ._readers.dispatch import parse_model
 from ._schedule import tree_chunks
 
 _VALUE_FUNCTIONS = ("tree_path_dependent", "interventional")

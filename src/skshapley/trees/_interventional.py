@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import beta as beta_function
 
-from .._limits import MAX_SCRATCH_BYTES_PER_THREAD
+from .._runtime.limits import MAX_SCRATCH_BYTES_PER_THREAD
 from . import _interventional_core, _tree_core
 from ._schedule import tree_chunks
 

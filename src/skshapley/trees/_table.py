@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._limits import MAX_FEATURES, MAX_OUTPUT_SCALE, MAX_OUTPUTS
+from .._runtime.limits import MAX_FEATURES, MAX_OUTPUT_SCALE, MAX_OUTPUTS
 
 # LightGBM's kZeroThreshold (``const double kZeroThreshold = 1e-35f``: the
 # float 1e-35 widened to double): with zero-as-missing, |x| <= this is
@@ -279,7 +279,7 @@ def concatenate_trees(trees: list[ParsedTree], **ensemble_fields) -> TreeEnsembl
 
     Every parser goes through here: the trees are checked (see
     :func:`_check_tree`) before anything else reads them, and the model's
-    size and output scale against the limits of ``_limits.py``.
+    size and output scale against the limits of ``_runtime/limits.py``.
 
     Parameters
     ----------

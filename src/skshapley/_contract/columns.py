@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._input import check_unique_columns, real_values
+from .input import check_unique_columns, real_values
 
 #: Reads one column (a Series) of X as float64 values, or raises a ValueError.
 Reader = Callable[[pd.Series], np.ndarray]

@@ -40,7 +40,7 @@ def progress_callback(progress) -> Callable[[int, int], None] | None:
 
     Examples
     --------
-    >>> from skshapley._progress import ProgressBar, progress_callback
+    >>> from skshapley._runtime.progress import ProgressBar, progress_callback
     >>> progress_callback(None) is None, progress_callback(False) is None
     (True, True)
     >>> isinstance(progress_callback(True), ProgressBar)
@@ -85,7 +85,7 @@ class ProgressBar:
     Examples
     --------
     >>> import io
-    >>> from skshapley._progress import ProgressBar
+    >>> from skshapley._runtime.progress import ProgressBar
     >>> ticks = iter([0.0, 1.0, 2.0])
     >>> stream = io.StringIO()
     >>> bar = ProgressBar(stream, clock=lambda: next(ticks))

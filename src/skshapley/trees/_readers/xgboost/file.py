@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from .._files import read_limited
-from .._limits import MAX_MODEL_FILE_BYTES
-from ._table import TreeEnsemble
-from ._ubjson import decode_ubjson
-from ._xgboost import parse_document
+from ...._runtime.files import read_limited
+from ...._runtime.limits import MAX_MODEL_FILE_BYTES
+from ..._table import TreeEnsemble
+from .model import parse_document
+from .ubjson import decode_ubjson
 
 # Containers open at once in an XGBoost document: XGBoost nests about 8
 # deep (learner > gradient_booster > gbtree > model > trees > [t] >
@@ -78,7 +78,7 @@ def read_xgboost_model(path) -> XGBoostModel:
     --------
     >>> import numpy as np, xgboost
     >>> from skshapley import TreeExplainer
-    >>> from skshapley.trees._xgboost_file import read_xgboost_model
+    >>> from skshapley.trees._readers.xgboost.file import read_xgboost_model
     >>> X = np.arange(20.0).reshape(10, 2)
     >>> model = xgboost.XGBRegressor(n_estimators=2).fit(X, X[:, 0])
     >>> model.save_model("model.json")

@@ -11,8 +11,8 @@ from numbers import Integral
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
-from ._errors import UnsupportedModelError
-from ._limits import MAX_OUTPUTS
+from .._errors import UnsupportedModelError
+from .._runtime.limits import MAX_OUTPUTS
 
 
 def malformed_model_errors(parse):

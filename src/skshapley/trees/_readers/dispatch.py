@@ -10,17 +10,17 @@ from collections.abc import Callable
 
 from sklearn.utils.validation import check_is_fitted
 
-from .._errors import unsupported_model
-from ._hist_gradient_boosting import parse_hist_gradient_boosting
-from ._lightgbm import parse_lightgbm
-from ._sklearn import (
+from ..._errors import unsupported_model
+from .._table import TreeEnsemble
+from .hist_gradient_boosting import parse_hist_gradient_boosting
+from .lightgbm.model import parse_lightgbm
+from .sklearn import (
     parse_gradient_boosting,
     parse_isolation_forest,
     parse_tree_or_forest,
 )
-from ._table import TreeEnsemble
-from ._xgboost import parse_xgboost
-from ._xgboost_file import parse_xgboost_file
+from .xgboost.file import parse_xgboost_file
+from .xgboost.model import parse_xgboost
 
 # (module prefix, class name) -> parser
 _PARSERS: dict[tuple[str, str], Callable[[object], TreeEnsemble]] = {

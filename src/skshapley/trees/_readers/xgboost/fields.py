@@ -11,7 +11,7 @@ the release that wrote the file. Objects that hold training settings only
 
 import numpy as np
 
-from .._errors import UnsupportedModelError
+from ...._errors import UnsupportedModelError
 
 #: The releases whose fields are known (the ones this parser follows).
 KNOWN_RELEASES = "2.0 to 3.4"

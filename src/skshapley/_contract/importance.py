@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from ._dask import is_dask_collection, lazy_moments
+from .._runtime.dask import is_dask_collection, lazy_moments
 
 
 def importance(phi: pd.DataFrame) -> pd.DataFrame:

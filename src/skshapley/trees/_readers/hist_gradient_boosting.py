@@ -30,12 +30,11 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTYPE
 
-from .._errors import UnsupportedModelError
-from .._limits import MAX_FEATURES
-from .._malformed import checked_count, malformed_model_errors
-from .._outputs import class_output_names, regression_output_names
-from ._sklearn import fitted_feature_names
-from ._table import (
+from ..._contract.malformed import checked_count, malformed_model_errors
+from ..._contract.outputs import class_output_names, regression_output_names
+from ..._errors import UnsupportedModelError
+from ..._runtime.limits import MAX_FEATURES
+from .._table import (
     BITSET_WORDS,
     N_CATEGORIES,
     ParsedTree,
@@ -45,6 +44,7 @@ from ._table import (
     in_category_bitset,
     swap_children,
 )
+from .sklearn import fitted_feature_names
 
 _RAW_OUTPUTS = {"IdentityLink": "value", "LogLink": "log", "LogitLink": "log-odds"}
 

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from ._outputs import output_position
+from .._contract.outputs import output_position
 
 
 def is_dask_collection(X) -> bool:

@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from .._limits import INT32_MAX
+from ...._runtime.limits import INT32_MAX
 
 _INTS = re.compile(r"-?\d{1,10}(?: -?\d{1,10})*")
 FLOAT = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"

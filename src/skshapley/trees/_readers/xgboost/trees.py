@@ -9,17 +9,17 @@ loop or grow.
 
 import numpy as np
 
-from .._errors import UnsupportedModelError
-from .._limits import INT32_MAX, MAX_OUTPUTS
-from . import _xgboost_document as doc
-from ._table import (
+from ...._errors import UnsupportedModelError
+from ...._runtime.limits import INT32_MAX, MAX_OUTPUTS
+from ..._table import (
     BITSET_WORDS,
     N_CATEGORIES,
     ParsedTree,
     category_bitset,
     swap_children,
 )
-from ._xgboost_document import MalformedModel
+from . import document as doc
+from .document import MalformedModel
 
 # How far a split's cover may be from the sum of its children's, relative
 # to it: float32 storage of float64 hessian sums leaves <= 2e-7 (measured

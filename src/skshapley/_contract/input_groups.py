@@ -36,7 +36,7 @@ from sklearn.preprocessing import (
     TargetEncoder,
 )
 
-from ._malformed import malformed_model_errors
+from .malformed import malformed_model_errors
 
 # Sources of each column of a table: the raw input columns it is computed from.
 Sources = list[frozenset[str]]

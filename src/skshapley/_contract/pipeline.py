@@ -11,8 +11,8 @@ tree parsers do, so that no experimental scikit-learn module is imported.
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from ._errors import UnsupportedModelError
-from ._malformed import malformed_model_errors
+from .._errors import UnsupportedModelError
+from .malformed import malformed_model_errors
 
 # Searches whose best_estimator_ is the model, when refitted (refit=True).
 _SEARCHES = frozenset(

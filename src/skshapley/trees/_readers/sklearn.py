@@ -16,16 +16,16 @@ from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.tree import BaseDecisionTree
 from sklearn.tree._tree import Tree
 
-from .._errors import UnsupportedModelError
-from .._limits import MAX_FEATURES, MAX_OUTPUTS
-from .._malformed import (
+from ..._contract.malformed import (
     checked_classes,
     checked_count,
     checked_numbers,
     malformed_model_errors,
 )
-from .._outputs import class_output_names, regression_output_names
-from ._table import ParsedTree, TreeEnsemble, concatenate_trees
+from ..._contract.outputs import class_output_names, regression_output_names
+from ..._errors import UnsupportedModelError
+from ..._runtime.limits import MAX_FEATURES, MAX_OUTPUTS
+from .._table import ParsedTree, TreeEnsemble, concatenate_trees
 
 
 def _checked_tree(estimator) -> Tree:

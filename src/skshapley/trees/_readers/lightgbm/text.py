@@ -12,7 +12,7 @@ loops over lines and arrays only (no recursion, so any depth and any number
 of trees parse): presence and form of every field, array lengths against
 ``num_leaves``, child indices forming one tree, features within
 ``max_feature_idx``, decision-type bits, category bitsets, finite numbers,
-counts that add up, and the sizes in :mod:`skshapley._limits`. A file that
+counts that add up, and the sizes in :mod:`skshapley._runtime.limits`. A file that
 fails any check raises one ``ValueError`` naming the file and the problem.
 """
 
@@ -25,10 +25,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._errors import UnsupportedModelError
-from .._files import read_limited
-from .._limits import MAX_FEATURES, MAX_MODEL_FILE_BYTES, MAX_OUTPUTS
-from ._lightgbm_arrays import CATEGORICAL_BIT, FLOAT, InvalidModel, ints, tree_arrays
+from ...._errors import UnsupportedModelError
+from ...._runtime.files import read_limited
+from ...._runtime.limits import MAX_FEATURES, MAX_MODEL_FILE_BYTES, MAX_OUTPUTS
+from .arrays import CATEGORICAL_BIT, FLOAT, InvalidModel, ints, tree_arrays
 
 # What each objective's raw score (``predict(raw_score=True)``) is.
 RAW_OUTPUTS = {

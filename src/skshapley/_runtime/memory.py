@@ -43,7 +43,7 @@ def parse_memory(value) -> int:
 
     Examples
     --------
-    >>> from skshapley._memory import parse_memory
+    >>> from skshapley._runtime.memory import parse_memory
     >>> parse_memory("512MB"), parse_memory("1.5 GiB"), parse_memory(4096)
     (512000000, 1610612736, 4096)
     """

@@ -1,7 +1,7 @@
 """The rows a user passes, as float64 values: real numbers or one clear error.
 
 DataFrame columns are converted each by its own dtype (by the plans of
-``_columns.py``, with :func:`real_values`), and an error names the column;
+``columns.py``, with :func:`real_values`), and an error names the column;
 arrays, lists and sparse matrices are converted as a whole. Only real
 numbers are accepted (including booleans, nullable pandas dtypes and object
 columns holding numbers). Complex numbers, strings, dates
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._frames import default_index
+from .frames import default_index
 
 # Python and NumPy types that would convert to a float by dropping or
 # parsing something, or that are not quantities: refused in object arrays.

@@ -65,10 +65,9 @@ saved with their trees' final weights, so they need nothing special.
 
 import numpy as np
 
-from .._errors import UnsupportedModelError
-from .._outputs import regression_output_names
-from ._lightgbm_text import RAW_OUTPUTS, LightGBMTextModel, read_model_text
-from ._table import (
+from ...._contract.outputs import regression_output_names
+from ...._errors import UnsupportedModelError
+from ..._table import (
     BITSET_WORDS,
     N_CATEGORIES,
     ZERO_AS_MISSING,
@@ -76,6 +75,7 @@ from ._table import (
     TreeEnsemble,
     concatenate_trees,
 )
+from .text import RAW_OUTPUTS, LightGBMTextModel, read_model_text
 
 
 def parse_lightgbm(model) -> TreeEnsemble:

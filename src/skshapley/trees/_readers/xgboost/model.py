@@ -42,14 +42,14 @@ import json
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
-from .._errors import UnsupportedModelError
-from .._limits import INT32_MAX, MAX_FEATURES, MAX_OUTPUTS
-from .._outputs import class_output_names, regression_output_names
-from . import _xgboost_document as doc
-from ._table import TreeEnsemble, concatenate_trees
-from ._xgboost_document import MalformedModel
-from ._xgboost_fields import check_known_fields
-from ._xgboost_trees import parse_tree
+from ...._contract.outputs import class_output_names, regression_output_names
+from ...._errors import UnsupportedModelError
+from ...._runtime.limits import INT32_MAX, MAX_FEATURES, MAX_OUTPUTS
+from ..._table import TreeEnsemble, concatenate_trees
+from . import document as doc
+from .document import MalformedModel
+from .fields import check_known_fields
+from .trees import parse_tree
 
 _IDENTITY_REGRESSION = (
     "reg:squarederror",

@@ -5,7 +5,7 @@ from numbers import Integral
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._input import real_values
+from .input import real_values
 
 
 def check_count(value, name: str) -> int:

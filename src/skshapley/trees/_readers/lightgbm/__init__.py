@@ -1,0 +1,1 @@
+"""LightGBM's models and text model files, read into a tree table."""
