@@ -24,7 +24,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.tree import DecisionTreeRegressor
 
-from skshapley import ProductKernelExplainer, TreeExplainer, _frames
+from skshapley import ProductKernelExplainer, TreeExplainer
+from skshapley._contract import frames as _frames
 
 FEATURES = ["a", "b", "c", "d"]
 

@@ -297,10 +297,10 @@ def test_permutation_on_a_cluster_each_partition_draws_its_own_orderings(client)
     total = phi.sum(axis=1) + explainer.expected_value_
     np.testing.assert_allclose(total, rowwise_product(X), rtol=0, atol=1e-12)
     # Each partition is the explainer on its rows with the derived seed.
-    second = explainer._for_partition(1).explain(X.iloc[20:40])
+    second = explainer.for_partition(1).explain(X.iloc[20:40])
     pd.testing.assert_frame_equal(phi.iloc[20:40], second, check_exact=True)
     # ... which is not the seed of the first (rows would share orderings).
-    first_seeded = explainer._for_partition(0).explain(X.iloc[20:40])
+    first_seeded = explainer.for_partition(0).explain(X.iloc[20:40])
     assert not np.array_equal(first_seeded.to_numpy(), second.to_numpy())
 
 

@@ -16,7 +16,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skshapley import ProductKernelExplainer, TreeExplainer, UnsupportedModelError
-from skshapley._base import QuadratureUse
+from skshapley._contract.results import QuadratureUse
 
 EXPLAINERS = [TreeExplainer, ProductKernelExplainer]
 

@@ -301,7 +301,9 @@ def test_features_traced_to_no_input_are_refused(data, monkeypatch):
     X, y = data
     model = make_pipeline(preprocessing(), RandomForestRegressor(n_estimators=2))
     partial = dict(INPUTS, bp=["simpleimputer__bp"])
-    monkeypatch.setattr("skshapley._base.input_groups", lambda *args: partial)
+    monkeypatch.setattr(
+        "skshapley._contract.features.input_groups", lambda *args: partial
+    )
     with pytest.raises(ValueError, match=r"\['simpleimputer__missingindicator_bp'\]"):
         TreeExplainer(model.fit(X, y), groups="input").fit()
 

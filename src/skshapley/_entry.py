@@ -8,6 +8,7 @@ import pandas as pd
 
 from ._base import BaseExplainer
 from ._contract.malformed import malformed_model_errors
+from ._contract.mixins import refusal
 from ._contract.naming import model_name
 from ._contract.pipeline import final_estimator
 from ._errors import UnsupportedModelError, unsupported_model
@@ -172,12 +173,12 @@ def fitted_explainer(
     refusals = []
     if method == "auto":
         for cls in EXPLAINERS:
-            if not set(params) <= set(cls._get_param_names()):
+            if not set(params) <= set(inspect.signature(cls).parameters):
                 # Another explainer's parameters: skip this one, unless it
                 # explains the model (then its constructor names them).
-                refusal = cls._refusal(model)
-                if refusal is not None:
-                    refusals.append(refusal)
+                refused = refusal(cls, model)
+                if refused is not None:
+                    refusals.append(refused)
                     continue
             try:
                 return _fitted(cls, model, background, params, (option, agnostic))
@@ -213,9 +214,9 @@ def _fitted(cls, model, background, params: dict, wording: tuple) -> BaseExplain
                 "leave out one of them."
             )
         return cls(model, **params).fit(background)
-    refusal = cls._refusal(model)
-    if refusal is not None:
-        raise refusal
+    refused = refusal(cls, model)
+    if refused is not None:
+        raise refused
     raise ValueError(
         f"{model_name(model)} is explained by {cls.__name__}, whose value "
         f"function takes no background data: leave out {option}, or explain it "
@@ -233,10 +234,10 @@ def explainer_class(model, params: dict, method: str = "auto") -> type:
     refusals = []
     if method == "auto":
         for cls in EXPLAINERS:
-            refusal = cls._refusal(model)
-            if refusal is None:
+            refused = refusal(cls, model)
+            if refused is None:
                 return cls
-            refusals.append(refusal)
+            refusals.append(refused)
     return _agnostic_class(model, params, refusals, method)
 
 
@@ -248,11 +249,11 @@ def _agnostic_class(model, params: dict, refusals: list, method: str) -> type:
     neither explains raises the error of :func:`no_explainer` (``refusals``
     are the exact explainers').
     """
-    refusal = AGNOSTIC.get(method, ExactExplainer)._refusal(model)
-    if refusal is not None and method != "auto":
-        raise refusal  # the explainer asked for does not take it
-    if refusal is not None:
-        raise no_explainer(model, [*refusals, refusal])
+    refused = refusal(AGNOSTIC.get(method, ExactExplainer), model)
+    if refused is not None and method != "auto":
+        raise refused  # the explainer asked for does not take it
+    if refused is not None:
+        raise no_explainer(model, [*refusals, refused])
     if method == "auto":
         n_players = _n_players(model, params.get("groups"))
         large = n_players is not None and n_players > params.get(

@@ -10,7 +10,10 @@ The fitted explainer enters the graph once, as one key (``dask.delayed``):
 a distributed scheduler sends it to each worker once, not with every task.
 Everything that can be checked without the data (fitted, ``output``, the
 columns or the number of columns) is checked when the graph is built, so
-that a mistake fails in the caller's process and not inside a worker.
+that a mistake fails in the caller's process and not inside a worker. The
+explainer is reached through its public API only: ``explain`` (of no rows,
+for those checks and the result's columns; then of each partition) and
+``for_partition``.
 
 Dask is imported only when a Dask collection is passed: a Dask collection
 cannot exist unless Dask is already imported.
@@ -22,7 +25,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from .._contract.outputs import output_position
+from .._contract.reading import check_shape
 
 
 def is_dask_collection(X) -> bool:
@@ -72,55 +75,38 @@ def lazy_explanation(explainer, X, *, output=None, progress=None):
     import dask.array as da
     import dask.dataframe as dd
 
-    check_is_fitted(explainer, explainer._fitted_attribute)
+    if not isinstance(X, dd.DataFrame | da.Array):
+        raise TypeError(
+            "explain reads a dask.dataframe.DataFrame or a dask.array.Array of "
+            f"rows; got a {type(X).__module__}.{type(X).__name__}."
+        )
+    if isinstance(X, da.Array):
+        check_is_fitted(explainer)
+        check_shape(X.shape, explainer.n_features_in_)  # with its rows, if known
+    # No rows, explained in memory: the checks (fitted, output, columns or
+    # their number) and the empty frame of the result's columns.
+    empty = X._meta if isinstance(X, dd.DataFrame) else np.empty((0, X.shape[1]))
+    meta = explainer.explain(empty, output=output)
     if progress is not None and progress is not False:
         raise ValueError(
             "progress is not shown for a Dask collection: explain only builds "
             "the graph. Show Dask's progress while it computes "
             "(dask.diagnostics.ProgressBar, or distributed.progress)."
         )
-    n_outputs = len(explainer.output_names_)
-    if output is not None:
-        output_position(explainer.output_names_, output)
-        n_outputs = 1
     # One key holding the explainer: each worker receives it once.
     shipped = dask.delayed(explainer, traverse=False)
     if isinstance(X, dd.DataFrame):
-        _check_columns(explainer, X._meta)
-        empty = np.zeros((0, n_outputs, len(explainer.player_names_)))
-        meta = explainer._frame(empty, X._meta.index, explainer.player_names_)
         return X.map_partitions(_explained_partition, shipped, output, meta=meta)
-    if isinstance(X, da.Array):
-        explainer._check_shape(X.shape, explainer.n_features_in_)
-        X = X.rechunk({1: -1})  # a block holds whole rows
-        n_columns = n_outputs * len(explainer.player_names_)
-        return da.map_blocks(
-            _explained_block,
-            X,
-            shipped,
-            output,
-            dtype=np.float64,
-            chunks=(X.chunks[0], (n_columns,)),
-            meta=np.empty((0, 0), dtype=np.float64),
-        )
-    raise TypeError(
-        "explain reads a dask.dataframe.DataFrame or a dask.array.Array of "
-        f"rows; got a {type(X).__module__}.{type(X).__name__}."
+    X = X.rechunk({1: -1})  # a block holds whole rows
+    return da.map_blocks(
+        _explained_block,
+        X,
+        shipped,
+        output,
+        dtype=np.float64,
+        chunks=(X.chunks[0], (meta.shape[1],)),
+        meta=np.empty((0, 0), dtype=np.float64),
     )
-
-
-def _check_columns(explainer, meta: pd.DataFrame) -> None:
-    """Raise unless the (empty) frame ``meta`` has the model's input columns.
-
-    A pipeline's input columns are matched as ``explain`` matches them
-    before the preprocessing, which cannot run on no rows; a model's own
-    columns are validated as ``explain`` validates rows (names, dtypes).
-    """
-    if explainer._preprocess is None:
-        explainer._prepared(meta)
-    else:
-        features = (explainer.feature_names_in_, explainer.columns_by_name_)
-        explainer._columns(meta, features)
 
 
 def _explained_partition(
@@ -128,7 +114,7 @@ def _explained_partition(
 ) -> pd.DataFrame:
     """The values of one partition, as an in-memory ``explain`` gives them."""
     number = 0 if partition_info is None else partition_info["number"]
-    return _in_partition(explainer, number).explain(partition, output=output)
+    return explainer.for_partition(number).explain(partition, output=output)
 
 
 def _explained_block(
@@ -136,13 +122,7 @@ def _explained_block(
 ) -> np.ndarray:
     """The values of one block of rows, flattened to (n_rows, n_columns)."""
     number = 0 if block_info is None else block_info[0]["chunk-location"][0]
-    return _in_partition(explainer, number).explain(block, output=output).to_numpy()
-
-
-def _in_partition(explainer, number: int):
-    """The explainer for partition ``number``: its own random draws, if it draws."""
-    for_partition = getattr(explainer, "_for_partition", None)
-    return explainer if for_partition is None else for_partition(number)
+    return explainer.for_partition(number).explain(block, output=output).to_numpy()
 
 
 def lazy_moments(phi) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

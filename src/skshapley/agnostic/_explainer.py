@@ -12,9 +12,11 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._base import BaseExplainer, feature_names
+from .._base import BaseExplainer
+from .._contract.features import feature_names
 from .._contract.frames import default_index
 from .._contract.input import as_pandas
+from .._contract.reading import check_shape
 from .._errors import unsupported_model
 from .._runtime.memory import parse_memory
 from .._runtime.progress import progress_callback
@@ -253,12 +255,14 @@ class AgnosticExplainer(BaseExplainer):
             )
         names = list(self.feature_names_in_)
         if isinstance(X, pd.DataFrame):
-            frame = self._columns(X, self._model_features).set_axis(names, axis=1)
+            frame = self._reader.columns(X, self._model_features).set_axis(
+                names, axis=1
+            )
             return Rows(frame), X.index
         array = np.asarray(X)
         if array.dtype.kind in "US":  # lists mixing strings and numbers
             array = np.asarray(X, dtype=object)
-        self._check_shape(array.shape, len(names))
+        check_shape(array.shape, len(names))
         return Rows(pd.DataFrame(array, columns=names)), default_index(len(array))
 
     def _model_rows(self, frame: pd.DataFrame):

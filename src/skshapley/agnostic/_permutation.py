@@ -178,13 +178,23 @@ class PermutationExplainer(AgnosticExplainer):
         )
         return tuple(frames) if return_std else frames[0]
 
-    def _for_partition(self, number: int) -> "PermutationExplainer":
-        """A copy drawing the orderings of partition ``number`` of a Dask collection.
+    def for_partition(self, number: int) -> "PermutationExplainer":
+        """A copy drawing the orderings of partition ``number`` of a collection.
 
         Row ``r`` of a call draws from ``(seed, r)``; partitions are separate
         calls, so each gets its own seed, derived from ``random_state`` and
         its number (reproducible with an int ``random_state``, fresh with
         None).
+
+        Parameters
+        ----------
+        number : int
+            The partition's position in its collection (from 0).
+
+        Returns
+        -------
+        explainer : PermutationExplainer
+            A shallow copy with the partition's own ``random_state``.
         """
         explainer = copy.copy(self)
         if self.random_state is not None:

@@ -5,7 +5,9 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .._base import BaseExplainer, QuadratureUse, feature_names, in_shap_convention
+from .._base import BaseExplainer
+from .._contract.features import feature_names
+from .._contract.results import QuadratureUse, in_shap_convention
 from .._runtime.memory import DEFAULT_MAX_MEMORY
 from .._runtime.threads import effective_n_threads
 from ..games._product import add_pure_game_sums

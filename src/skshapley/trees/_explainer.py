@@ -1,12 +1,12 @@
 """TreeExplainer: exact path-dependent or interventional values of tree ensembles."""
 
-import math
 from collections.abc import Mapping
 
 import numpy as np
 
-from .._base import BaseExplainer, feature_names, in_shap_convention
-from .._contract.input import float32_unless_float
+from .._base import BaseExplainer
+from .._contract.features import feature_names
+from .._contract.results import in_shap_convention
 from .._runtime.limits import MAX_SCRATCH_BYTES_PER_THREAD
 from .._runtime.memory import DEFAULT_MAX_MEMORY, parse_memory
 from .._runtime.threads import effective_n_threads
@@ -15,6 +15,7 @@ from . import _interactions_core, _tree_core
 from ._categories import tree_reading, tree_values
 from ._interventional import Background
 from ._readers.dispatch import parse_model
+from ._rows import casts_to_float32, mark_as_the_model_reads, rounded_to_float32
 from ._schedule import tree_chunks
 
 _VALUE_FUNCTIONS = ("tree_path_dependent", "interventional")
@@ -419,39 +420,21 @@ class TreeExplainer(BaseExplainer):
     def _prepared(self, X):
         """Validated rows, cast and marked missing as the model does it."""
         ensemble = self.ensemble_
-        # LightGBM's cast depends on X's own dtypes, lost in the float64 copy.
-        to_float32 = ensemble.float32_inputs or (
-            ensemble.float32_unless_float and float32_unless_float(X)
-        )
-        given = X
+        to_float32 = casts_to_float32(ensemble, X)
         checks = {"allow_nan": ensemble.allow_nan, "allow_inf": ensemble.allow_inf}
         reading = tree_reading(ensemble)
-        X, index = self._validate_X(
+        rows, index = self._validate_X(
             X, **checks, reading=reading, check_values=not to_float32
         )
-        if to_float32:
-            # X is our own copy: rounded in place, then checked.
-            has_nan, has_inf = _tree_core.round_to_float32(X)
-            if (has_nan and not ensemble.allow_nan) or (
-                has_inf and not ensemble.allow_inf
-            ):
-                # The input's own NaN or infinity are named as such; else
-                # finite values became infinite.
-                self._validate_X(given, **checks, reading=reading)
-                raise ValueError(
-                    "X contains values too large for float32, which the model "
-                    "compares in."
-                )
-        missing = ensemble.missing_value
-        if not math.isnan(missing):
-            if to_float32:  # XGBoost compares float32 inputs with float32(missing)
-                missing = float(np.float32(missing))
-            X[np.equal(X, missing)] = np.nan
-        if ensemble.categorical_features:
-            columns = list(ensemble.categorical_features)
-            rounding = np.floor if ensemble.category_rounding == "floor" else np.trunc
-            X[:, columns] = rounding(X[:, columns])
-        return X, index
+        if to_float32 and not rounded_to_float32(rows, ensemble):
+            # The input's own NaN or infinity are named as such; else finite
+            # values became infinite.
+            self._validate_X(X, **checks, reading=reading)
+            raise ValueError(
+                "X contains values too large for float32, which the model compares in."
+            )
+        mark_as_the_model_reads(rows, ensemble, to_float32)
+        return rows, index
 
     def _values(self, X) -> np.ndarray:
         """``X`` as float64, categorical features as the model's category codes."""
