@@ -184,6 +184,22 @@ def test_columns_in_any_order_and_input_left_alone(tree_pipeline, data):
     pd.testing.assert_frame_equal(shuffled, before)
 
 
+def test_no_rows_through_a_pipeline(tree_pipeline, data):
+    # The preprocessing may refuse no rows (StandardScaler does): the
+    # columns are still checked, and the result is empty, as the lazy path
+    # needs for its checks.
+    X, _ = data
+    explainer = TreeExplainer(tree_pipeline).fit()
+    none = rows(X).iloc[:0]
+    expected = explainer.explain(rows(X))
+    phi = explainer.explain(none)
+    assert phi.shape == (0, expected.shape[1])
+    assert list(phi.columns) == list(expected.columns)
+    assert explainer.raw_predict(none).shape[0] == 0
+    with pytest.raises(ValueError, match=r"missing: \['bmi'\]"):
+        explainer.explain(none.drop(columns="bmi"))
+
+
 def test_missing_input_column_is_named(data):
     X, y = data
     model = make_pipeline(preprocessing(), RandomForestRegressor(n_estimators=2))

@@ -27,7 +27,7 @@ def fitted(request):
     model, X = build()
     explainer = TreeExplainer(model, n_jobs=1).fit()
     # Several chunks of trees, or the chunked paths would not be tested.
-    assert len(explainer._chunk_start) > 2
+    assert len(explainer._path_dependent.chunk_start) > 2
     edge = rows_on_thresholds(explainer.ensemble_, X[:50])
     rows = np.vstack([data(100 - 10, 3), edge[:5], np.full((2, 6), np.nan)])
     rows[-3, 0] = 7.0  # an unknown category (a plain value for the others)
@@ -69,16 +69,16 @@ def test_nodes_are_packed_by_the_first_block_of_one_row():
     model, _ = forest()
     rows = data(993, 5)
     explainer = TreeExplainer(model, n_jobs=1).fit()
-    block, n_blocks = row_blocks(len(rows), explainer._block_rows, 1)
+    block, n_blocks = row_blocks(len(rows), explainer._path_dependent.block_rows, 1)
     assert (block, n_blocks) == (32, 32)
     first_100 = explainer.explain(rows[:100]).to_numpy()
-    assert not explainer._forest().has_row_nodes
+    assert not explainer._path_dependent.forest().has_row_nodes
     every = explainer.explain(rows).to_numpy()
-    assert explainer._forest().has_row_nodes
+    assert explainer._path_dependent.forest().has_row_nodes
     np.testing.assert_array_equal(every[:100], first_100)
     alone = TreeExplainer(model, n_jobs=1).fit()
     np.testing.assert_array_equal(alone.explain(rows[-1:]).to_numpy(), every[-1:])
-    assert alone._forest().has_row_nodes
+    assert alone._path_dependent.forest().has_row_nodes
 
 
 def test_one_row_equals_shap():
@@ -128,7 +128,7 @@ def test_interactions_do_not_depend_on_threads_or_rows(fitted):
 def test_chunks_of_about_equal_work_fixed_by_the_model(fitted):
     model, explainer, _ = fitted
     ensemble = explainer.ensemble_
-    start = explainer._chunk_start
+    start = explainer._path_dependent.chunk_start
     assert start[0] == 0
     assert start[-1] == ensemble.n_trees
     assert (np.diff(start) >= 1).all()
@@ -140,7 +140,7 @@ def test_chunks_of_about_equal_work_fixed_by_the_model(fitted):
     assert per_chunk.max() <= work.sum() / (len(start) - 1) + work.max()
     # The same chunks whatever the threads: they depend on the model alone.
     again = TreeExplainer(model, n_jobs=2).fit()
-    np.testing.assert_array_equal(again._chunk_start, start)
+    np.testing.assert_array_equal(again._path_dependent.chunk_start, start)
 
 
 def test_one_tree_is_one_chunk():
@@ -148,7 +148,7 @@ def test_one_tree_is_one_chunk():
     model.estimators_ = model.estimators_[:1]
     model.n_estimators = 1
     explainer = TreeExplainer(model).fit()
-    np.testing.assert_array_equal(explainer._chunk_start, [0, 1])
+    np.testing.assert_array_equal(explainer._path_dependent.chunk_start, [0, 1])
     np.testing.assert_array_equal(
         explainer.explain(X[:1]).to_numpy(), explainer.explain(X[:40]).to_numpy()[:1]
     )
@@ -175,12 +175,17 @@ def test_the_kernel_takes_each_call_s_quadrature_rules():
     model, X = forest()
     exact = TreeExplainer(model, n_jobs=1).fit()
     one_point = TreeExplainer(model, n_jobs=1, n_quadrature_points=1).fit()
-    kernel = exact._forest()
+    kernel = exact._path_dependent.forest()
     rows, _ = exact._prepared(X[:3])
     for explainer in (one_point, exact, one_point):
         out = np.zeros((3, 1, rows.shape[1]))
         kernel.shapley(
-            rows, explainer._rules, explainer._max_depth, out, 1, explainer._block_rows
+            rows,
+            explainer._path_dependent.rules,
+            explainer._path_dependent.max_depth,
+            out,
+            1,
+            explainer._path_dependent.block_rows,
         )
         expected = explainer.explain(X[:3]).to_numpy()
         np.testing.assert_array_equal(out[:, 0], expected)
@@ -208,4 +213,6 @@ def test_interaction_chunks_weigh_each_node_by_its_tree_s_players(fitted):
         ensemble, explainer.n_quadrature_points_ * np.maximum(players, 1),
         ensemble.n_outputs * n_players**2,
     )  # fmt: skip
-    np.testing.assert_array_equal(explainer._interaction_chunk_start, expected)
+    np.testing.assert_array_equal(
+        explainer._path_dependent.interaction_chunk_start, expected
+    )

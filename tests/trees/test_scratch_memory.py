@@ -38,9 +38,9 @@ def forest_and_rows():
 def test_values_do_not_depend_on_the_block_size(forest_and_rows, block_rows, n_rows):
     model, X = forest_and_rows
     explainer = TreeExplainer(model, n_jobs=1).fit()
-    assert explainer._block_rows == 32
+    assert explainer._path_dependent.block_rows == 32
     reference = explainer.explain(X).to_numpy()
-    explainer._block_rows = block_rows  # the private knob of the kernel
+    explainer._path_dependent.block_rows = block_rows  # the private knob of the kernel
     for n_jobs in (1, 2):
         explainer.set_params(n_jobs=n_jobs)
         phi = explainer.explain(X[:n_rows]).to_numpy()
@@ -52,11 +52,11 @@ def scratch_bytes(explainer, rows):
         rows,
         explainer.n_features_in_,
         len(explainer.player_names_),
-        explainer._max_depth,
+        explainer._path_dependent.max_depth,
         int(explainer.n_quadrature_points_.max()),
         explainer.ensemble_.value.shape[1],
         # A row of sums per thread when the trees are walked in chunks.
-        (len(explainer._chunk_start) > 2)
+        (len(explainer._path_dependent.chunk_start) > 2)
         * explainer.ensemble_.n_outputs
         * len(explainer.player_names_),
     )
@@ -66,13 +66,13 @@ def test_deep_trees_with_many_points_walk_fewer_rows_at_a_time():
     model = chain(20_000)
     X = np.array([[k, k + 1.0, k + 2.0] for k in (0.0, 10.0, 3000.0, 6000.0)])
     explainer = TreeExplainer(model, n_quadrature_points=100, n_jobs=1).fit()
-    rows = explainer._block_rows
+    rows = explainer._path_dependent.block_rows
     # The most rows that fit the limit: ~33 MB of scratch per row here.
     assert 1 < rows < 32
     assert scratch_bytes(explainer, rows) <= MAX_SCRATCH_BYTES_PER_THREAD
     assert scratch_bytes(explainer, rows + 1) > MAX_SCRATCH_BYTES_PER_THREAD
     phi = explainer.explain(X).to_numpy()
-    explainer._block_rows = 1
+    explainer._path_dependent.block_rows = 1
     np.testing.assert_array_equal(explainer.explain(X).to_numpy(), phi)
     residual = phi.sum(axis=1) + explainer.expected_value_ - model.predict(X)
     # 100 points on 3 distinct features: exact; ~20,000-factor products.
@@ -105,13 +105,13 @@ def test_a_scratch_the_system_refuses_is_a_memory_error(tmp_path):
 
         model, X = forest()
         explainer = TreeExplainer(model).fit()
-        assert len(explainer._chunk_start) > 2
+        assert len(explainer._path_dependent.chunk_start) > 2
         rows, _ = explainer._prepared(X[:1])
         for n_threads in (1, 2):
             out = np.zeros((1, 1, rows.shape[1]))
             try:
-                explainer._forest().shapley(
-                    rows, explainer._rules, 2**40, out, n_threads, 1
+                explainer._path_dependent.forest().shapley(
+                    rows, explainer._path_dependent.rules, 2**40, out, n_threads, 1
                 )
             except MemoryError as error:
                 print(n_threads, error)

@@ -6,24 +6,16 @@ import numpy as np
 
 from .._base import BaseExplainer
 from .._contract.features import feature_names
-from .._contract.results import in_shap_convention
-from .._runtime.limits import MAX_SCRATCH_BYTES_PER_THREAD
 from .._runtime.memory import DEFAULT_MAX_MEMORY, parse_memory
 from .._runtime.threads import effective_n_threads
-from ..games._quadrature import Rules, check_n_quadrature_points, exact_n_points
-from . import _interactions_core, _tree_core
+from ..games._quadrature import check_n_quadrature_points
 from ._categories import tree_reading, tree_values
 from ._interventional import Background
+from ._path_dependent import PathDependent
 from ._readers.dispatch import parse_model
 from ._rows import casts_to_float32, mark_as_the_model_reads, rounded_to_float32
-from ._schedule import tree_chunks
 
 _VALUE_FUNCTIONS = ("tree_path_dependent", "interventional")
-
-# Rows the tree kernel walks together, at most: enough for the compiler's
-# vectorized loops over a block; fewer when one thread's scratch would exceed
-# MAX_SCRATCH_BYTES_PER_THREAD (deep trees, many points or outputs).
-_BLOCK_ROWS = 32
 
 
 class _BaseValueMeaning:
@@ -196,8 +188,6 @@ class TreeExplainer(BaseExplainer):
 
     _fitted_attribute = "ensemble_"
     _parse = staticmethod(parse_model)
-    # The compiled kernels' view of the trees (_forest) is remembered too.
-    _remembered = (*BaseExplainer._remembered, "_tree_forest")
     supports_interactions = True
     method_ = "tree"
 
@@ -253,7 +243,6 @@ class TreeExplainer(BaseExplainer):
             )
         check_n_quadrature_points(self.n_quadrature_points)
         effective_n_threads(self.n_jobs)  # refuses a bad n_jobs before any work
-        self.__dict__.pop("_tree_forest", None)  # of the model fitted before
         ensemble = self._parsed_model()
         players = self._fit_players(
             *feature_names(ensemble.feature_names, ensemble.n_features)
@@ -262,47 +251,20 @@ class TreeExplainer(BaseExplainer):
             players = np.arange(ensemble.n_features)
         # Leaves have no feature (-1 or -2): any player will do, none is read.
         self._node_player = players[np.maximum(ensemble.feature, 0)]
-        n_trees = ensemble.n_trees
-        bit = np.empty(len(ensemble.feature), dtype=np.intp)
-        none = np.empty(0, dtype=np.intp)
-        # At a leaf, bit is the number of distinct players on its path.
-        self._max_depth = _tree_core.path_bits(
-            self._node_player, ensemble.left, ensemble.right, ensemble.roots,
-            len(self.player_names_), bit, none, none,
+        walks = PathDependent(
+            ensemble, self._node_player, len(self.player_names_),
+            self.n_quadrature_points,
         )  # fmt: skip
-        leaves = np.flatnonzero(ensemble.left < 0)
-        distinct = np.zeros(n_trees, dtype=np.intp)
-        np.maximum.at(distinct, _tree_of_node(ensemble)[leaves], bit[leaves])
-        exact = np.array([exact_n_points(d) for d in distinct], dtype=np.intp)
-        if self.n_quadrature_points == "auto":
-            n_points = exact
-        else:
-            n_points = np.full(n_trees, self.n_quadrature_points, dtype=np.intp)
-        # Chunks for a row of values, and for a row of interaction matrices,
-        # whose walk does about as much more per node as its paths have
-        # players (measured: 4.3x on depth-5 trees, 6.5x on depth 6).
-        n_values = ensemble.n_outputs * len(self.player_names_)
-        self._chunk_start = tree_chunks(ensemble, n_points, n_values)
-        self._interaction_chunk_start = tree_chunks(
-            ensemble, n_points * np.maximum(distinct, 1),
-            n_values * len(self.player_names_),
-        )  # fmt: skip
-        # Before the rules are computed: they cost O(points**2).
-        self._block_rows, self._scratch_row_bytes = _block_rows(
-            ensemble, len(self.player_names_), self._max_depth, int(n_points.max()),
-            len(self._chunk_start) > 2,
-        )  # fmt: skip
+        self._path_dependent = walks
         self.ensemble_ = ensemble
-        self.n_quadrature_points_ = n_points
-        self.quadrature_error_bound_ = 0.0 if (n_points >= exact).all() else None
-        self._rules = Rules.stack(n_points)
-        self._cover_ratio = _cover_ratios(ensemble)
+        self.n_quadrature_points_ = walks.n_points
+        self.quadrature_error_bound_ = 0.0 if walks.exact else None
         self.output_names_ = ensemble.output_names
         self.raw_output_ = ensemble.raw_output
         if self.feature_perturbation == "interventional":
             self._fit_background(X)
         else:
-            self.expected_value_ = self._per_output(_expected_value(ensemble))
+            self.expected_value_ = self._per_output(walks.expected_value())
         return self
 
     def _fit_background(self, X) -> None:
@@ -338,25 +300,19 @@ class TreeExplainer(BaseExplainer):
         if self.feature_perturbation == "interventional":
             self._background.shapley(X, values, n_threads)
             return
-        self._forest().shapley(
-            X, self._rules, self._max_depth, values, n_threads, self._block_rows
-        )
+        self._path_dependent.shapley(X, values, n_threads)
 
     def _interaction_rows(self, X, out, n_threads) -> None:
         """Add the interaction values of the validated rows ``X`` to ``out``."""
         if self.feature_perturbation == "interventional":
             return self._interventional_interaction_rows(X, out, n_threads)
-        _interactions_core.path_dependent_interactions(
-            self.ensemble_, self._cover_ratio, self._node_player, self._rules,
-            self._max_depth, self._interaction_chunk_start, X, out, n_threads,
-        )  # fmt: skip
-        in_shap_convention(out, np.einsum("...jj->...j", out))
+        self._path_dependent.interactions(X, out, n_threads)
         return None
 
     def _raw_rows(self, X) -> np.ndarray:
         """The raw output of the validated rows ``X``, from the parsed trees."""
         out = np.tile(self.ensemble_.base_offset, (len(X), 1))
-        self._forest().predict(X, out, effective_n_threads(self.n_jobs))
+        self._path_dependent.forest().predict(X, out, effective_n_threads(self.n_jobs))
         return out
 
     def describe(self) -> dict[str, str]:
@@ -401,7 +357,7 @@ class TreeExplainer(BaseExplainer):
             n_values = len(self.output_names_) * len(self.player_names_)
             scratch = self._background.scratch_row_bytes(n_values)
         else:
-            scratch = self._scratch_row_bytes
+            scratch = self._path_dependent.scratch_row_bytes
         return super()._row_bytes() + scratch
 
     def _interaction_row_bytes(self) -> int:
@@ -439,103 +395,3 @@ class TreeExplainer(BaseExplainer):
     def _values(self, X) -> np.ndarray:
         """``X`` as float64, categorical features as the model's category codes."""
         return tree_values(X, self.ensemble_)
-
-    def _forest(self) -> _tree_core.Forest:
-        """The node arrays in the compiled kernels' form (no copies), kept."""
-        forest = self.__dict__.get("_tree_forest")
-        if forest is None:
-            forest = self._tree_forest = _tree_core.Forest(
-                self.ensemble_, self._cover_ratio, self._node_player, self._chunk_start
-            )
-        return forest
-
-
-def _block_rows(
-    ensemble, n_players: int, max_depth: int, n_points: int, chunked: bool
-) -> tuple[int, int]:
-    """Rows per block so that one thread's kernel scratch fits the limit.
-
-    The scratch grows linearly with the rows of a block (mostly
-    ``(depth + 2) * points * (1 + outputs)`` doubles per row, and a row of
-    values when the trees are ``chunked``); raises ``ValueError`` before
-    anything is allocated if a single row does not fit
-    ``MAX_SCRATCH_BYTES_PER_THREAD``. Returns the rows and the bytes each
-    row adds.
-    """
-    width = ensemble.value.shape[1]
-    partial = ensemble.n_outputs * n_players if chunked else 0
-
-    def scratch_bytes(rows):
-        doubles = _tree_core.scratch_doubles(
-            rows, ensemble.n_features, n_players, max_depth, n_points, width, partial
-        )
-        return 8 * doubles
-
-    fixed = scratch_bytes(0)
-    per_row = scratch_bytes(1) - fixed
-    rows = (MAX_SCRATCH_BYTES_PER_THREAD - fixed) // per_row
-    if rows < 1:
-        raise ValueError(
-            f"The trees are too deep for {n_points} quadrature points: depth "
-            f"{max_depth} with {n_points} points and {width} outputs per leaf "
-            f"needs {scratch_bytes(1) / 2**20:.0f} MiB of scratch memory per "
-            f"thread for a single row, more than the limit of "
-            f"{MAX_SCRATCH_BYTES_PER_THREAD / 2**20:.0f} MiB. Use fewer "
-            "n_quadrature_points (an integer: approximate, not exact)."
-        )
-    return int(min(_BLOCK_ROWS, rows)), int(per_row)
-
-
-def _cover_ratios(ensemble) -> np.ndarray:
-    """``cover[node] / cover[parent]``; 1 at the roots.
-
-    Below a parent of zero cover (a node no training sample of positive
-    weight reached) the ratio is 0: the path-dependent value function gives
-    such subtrees no weight unless the sample's own path leads there.
-    """
-    ratio = np.ones(len(ensemble.feature))
-    internal = np.flatnonzero(ensemble.left >= 0)
-    parent_cover = ensemble.cover[internal]
-    for children in (ensemble.left[internal], ensemble.right[internal]):
-        ratio[children] = np.divide(
-            ensemble.cover[children],
-            parent_cover,
-            out=np.zeros(len(children)),
-            where=parent_cover > 0,
-        )
-    return ratio
-
-
-def _expected_value(ensemble) -> np.ndarray:
-    """v(∅): each tree's leaves weighted by cover over the root's cover.
-
-    The cover ratios along a path telescope to that quotient (a leaf below a
-    node of zero cover has zero cover: covers do not grow down a tree, see
-    ``_table.py``); a tree that is a single leaf weighs it by 1.
-    """
-    leaves = np.flatnonzero(ensemble.left < 0)
-    trees = _tree_of_node(ensemble)[leaves]
-    root_cover = ensemble.cover[ensemble.roots[trees]]
-    share = np.divide(
-        ensemble.cover[leaves],
-        root_cover,
-        out=np.ones(len(leaves)),
-        where=leaves != ensemble.roots[trees],
-    )
-    expected = ensemble.base_offset.copy()
-    for k in range(ensemble.value.shape[1]):
-        contributing = k < ensemble.tree_width[trees]
-        np.add.at(
-            expected,
-            ensemble.tree_output[trees[contributing]] + k,
-            share[contributing] * ensemble.value[leaves[contributing], k],
-        )
-    return expected
-
-
-def _tree_of_node(ensemble) -> np.ndarray:
-    """Each node's tree (a tree's nodes follow its root, see _table.py)."""
-    n_nodes = len(ensemble.feature)
-    return np.repeat(
-        np.arange(ensemble.n_trees), np.diff(np.append(ensemble.roots, n_nodes))
-    )
