@@ -47,7 +47,8 @@ def make_explainer(kind: str, X: pd.DataFrame, y: np.ndarray):
     if kind == "kernel":
         model = KernelRidge(kernel="rbf").fit(X, y)
         return skshapley.ProductKernelExplainer(model).fit()
-    model = GradientBoostingRegressor(n_estimators=5, max_depth=3).fit(X, y)
+    model = GradientBoostingRegressor(n_estimators=5, max_depth=3, random_state=0)
+    model = model.fit(X, y)
     if kind == "tree":
         return skshapley.TreeExplainer(model).fit()
     explainer = skshapley.PermutationExplainer(
