@@ -30,7 +30,7 @@ from ._runtime.chunks import in_chunks
 from ._runtime.dask import is_dask_collection, lazy_explanation
 from ._runtime.memory import parse_memory
 from ._runtime.progress import progress_callback
-from ._runtime.threads import effective_n_threads
+from ._runtime.threads import effective_n_threads, threads_for
 
 
 class BaseExplainer(InputMixin, FramesMixin, BaseEstimator):
@@ -156,11 +156,11 @@ class BaseExplainer(InputMixin, FramesMixin, BaseEstimator):
         self._check_fitted()
         n_outputs, n_players = len(self.output_names_), len(self.player_names_)
         n_samples, index, rows_of = self._row_source(X)
-        n_threads = self._n_threads()
         if output is None:
             results = np.zeros((n_results, n_samples, n_outputs, n_players))
 
             def compute(rows):
+                n_threads = self._n_threads(rows.stop - rows.start)
                 return explain_rows(rows_of(rows), results[:, rows], n_threads)
 
             max_rows = self._rows_per_chunk()
@@ -174,6 +174,7 @@ class BaseExplainer(InputMixin, FramesMixin, BaseEstimator):
                 chunk = np.zeros(
                     (n_results, rows.stop - rows.start, n_outputs, n_players)
                 )
+                n_threads = self._n_threads(rows.stop - rows.start)
                 used = explain_rows(rows_of(rows), chunk, n_threads)
                 results[:, rows] = chunk[:, :, [position]]
                 return used
@@ -276,10 +277,10 @@ class BaseExplainer(InputMixin, FramesMixin, BaseEstimator):
         result = allocated_interactions(
             n_samples, n_players, 1 if output is not None else n_outputs
         )
-        n_threads = self._n_threads()
 
         def compute(rows: slice) -> QuadratureUse | None:
             chunk = np.zeros((rows.stop - rows.start, n_outputs, n_players, n_players))
+            n_threads = self._n_threads(rows.stop - rows.start)
             used = self._interaction_rows(rows_of(rows), chunk, n_threads)
             # (row, output, i, j) -> (row, i, output, j): the frame's layout.
             result[rows] = chunk[:, picked].transpose(0, 2, 1, 3)
@@ -392,9 +393,14 @@ class BaseExplainer(InputMixin, FramesMixin, BaseEstimator):
         """
         return rows
 
-    def _n_threads(self) -> int:
-        """The threads of the compiled code, from ``n_jobs`` (checked)."""
-        return effective_n_threads(self.n_jobs)
+    def _n_threads(self, n_rows: int) -> int:
+        """Threads for ``n_rows`` rows: ``n_jobs``'s, fewer for little work."""
+        n_threads = effective_n_threads(self.n_jobs)
+        return threads_for(n_threads, n_rows, self._row_cost_ns())
+
+    def _row_cost_ns(self) -> float | None:
+        """A row's estimated time at one thread, in nanoseconds (None: unknown)."""
+        return None
 
     def _explain_rows(
         self, X: np.ndarray, values: np.ndarray, n_threads: int

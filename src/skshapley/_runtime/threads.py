@@ -38,3 +38,25 @@ def _available_cpus() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+#: The least work worth a thread of its own, in estimated nanoseconds at one
+#: thread. Starting a team costs little on idle cores, but on busy ones a
+#: thread may wait a whole time slice (milliseconds) to be scheduled, and the
+#: call waits for it: a row of a small model took 15 ms at two threads
+#: against 0.08 ms at one, with both cores busy. Work of less than this a
+#: thread runs on fewer threads.
+MIN_THREAD_WORK_NS = 1_000_000
+
+
+def threads_for(n_threads: int, n_rows: int, row_cost_ns: float | None) -> int:
+    """The threads worth starting for ``n_rows`` rows of ``row_cost_ns`` each.
+
+    At most ``n_threads``, and one per ``MIN_THREAD_WORK_NS`` of work (at
+    least one); ``n_threads`` if the cost is not known (None). The values
+    do not depend on the threads.
+    """
+    if row_cost_ns is None:
+        return n_threads
+    threads = int(n_rows * row_cost_ns // MIN_THREAD_WORK_NS)
+    return max(1, min(n_threads, threads))

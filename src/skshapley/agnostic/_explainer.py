@@ -216,7 +216,7 @@ class AgnosticExplainer(BaseExplainer):
     def _placed(self, rows: Rows, start: int) -> Rows:
         return Rows(rows.frame, start)
 
-    def _n_threads(self) -> int:
+    def _n_threads(self, n_rows: int) -> int:
         return 1  # the model's own calls are what run
 
     def _input_names(self, background) -> tuple[np.ndarray, bool]:

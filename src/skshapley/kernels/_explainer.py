@@ -202,6 +202,14 @@ class ProductKernelExplainer(BaseExplainer):
         self.expected_value_ = self._per_output(game.expected_value)
         return self
 
+    def _row_cost_ns(self) -> float:
+        """A row's estimated time at one thread: ~30 ns per reference value.
+
+        Measured: 28 to 31 ns per reference point and feature, 200 and
+        2,000 points of 20 features.
+        """
+        return 30.0 * sum(c.reference.size for c in self.game_.components)
+
     def _explain_rows(self, X, values, n_threads) -> QuadratureUse:
         """Add the Shapley values of the validated rows ``X`` to ``values``.
 

@@ -360,6 +360,12 @@ class TreeExplainer(BaseExplainer):
             scratch = self._path_dependent.scratch_row_bytes
         return super()._row_bytes() + scratch
 
+    def _row_cost_ns(self) -> float:
+        """A row's estimated time at one thread: its value function's."""
+        if self.feature_perturbation == "interventional":
+            return self._background.row_cost_ns
+        return self._path_dependent.row_cost_ns
+
     def _interaction_row_bytes(self) -> int:
         """A row's matrices; interventional walks sum them in their scratch too."""
         matrices = super()._interaction_row_bytes()

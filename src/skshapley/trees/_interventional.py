@@ -54,6 +54,11 @@ _MAX_PAIR_ROWS = 64
 # first call) and kept, if they take at most this.
 _DIRECTIONS_BUDGET_BYTES = 2**27
 
+# A row's time at one thread per node of the trees, for the threads a call
+# is worth (measured, in batches of rows: 3 to 4.6 ns on 100 boosted trees
+# of depth 5 and 30 trees of depth 10, against 100 and 1,000 background rows).
+_NS_PER_NODE = 4.0
+
 # Rows walked together: a leaf's table serves the whole block while it is in
 # cache. Fewer when one thread's scratch would exceed
 # MAX_SCRATCH_BYTES_PER_THREAD (very deep trees), or to share a few rows
@@ -159,6 +164,11 @@ class Background:
         # The interaction tables and the background's directions are the
         # first call's to build, not the pickle's.
         return {**self.__dict__, "_interaction_kept": None, "_directions": None}
+
+    @property
+    def row_cost_ns(self) -> float:
+        """A row's estimated time at one thread, in nanoseconds."""
+        return _NS_PER_NODE * len(self._bit)
 
     @property
     def n_background(self) -> int:
