@@ -28,7 +28,7 @@ installed::
 
     python benchmarks/threads.py               # about 5 minutes
     python benchmarks/threads.py --quick       # smoke run, small models
-    python benchmarks/threads.py --busy 1 --budget 2
+    python benchmarks/threads.py --busy 1 --budget 2 --case kernel
 """
 
 import argparse
@@ -157,10 +157,13 @@ def main() -> None:
     parser.add_argument(
         "--busy", type=int, nargs="*", default=[1, 2], help="busy processes"
     )
+    parser.add_argument(
+        "--case", default="", help="only the cases whose name contains this"
+    )
     args = parser.parse_args()
     print(skshapley_version())
     print(machine())
-    all_cases = list(cases(args.quick))
+    all_cases = [case for case in cases(args.quick) if args.case in case[0]]
     rows = measure(all_cases, args.budget, "idle")
     for n_busy in args.busy:
         rows += with_busy(

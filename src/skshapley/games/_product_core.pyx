@@ -441,8 +441,9 @@ def pure_game_sums(
                             partial[task, o, p] += weight * values[p]
         free(ones)
         _release(scratch)
-        # In the same parallel region (each prange ends with a barrier).
-        for k in prange(n_rows * n_outputs * n_players, schedule="static"):
+        # In the same parallel region (each prange ends with a barrier);
+        # guided, as the tasks: each sum's order is fixed by its tasks.
+        for k in prange(n_rows * n_outputs * n_players, schedule="guided"):
             total = 0.0
             for i in range(n_tasks):
                 total = total + partial[
