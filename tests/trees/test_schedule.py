@@ -9,6 +9,11 @@ thresholds, missing values, unknown categories) go through the public
 explainer.
 """
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -216,3 +221,38 @@ def test_interaction_chunks_weigh_each_node_by_its_tree_s_players(fitted):
     np.testing.assert_array_equal(
         explainer._path_dependent.interaction_chunk_start, expected
     )
+
+
+SMALLER_TEAM_SCRIPT = """
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from schedule_models import forest
+from skshapley import TreeExplainer
+from skshapley._runtime import threads
+
+threads.MIN_THREAD_WORK_NS = 1  # a team for any work
+model, X = forest()
+one = TreeExplainer(model, n_jobs=1).fit().explain(X[:1]).to_numpy()
+two = TreeExplainer(model, n_jobs=2).fit()
+assert len(two._path_dependent.chunk_start) > 2  # (block, chunk) items
+np.testing.assert_array_equal(two.explain(X[:1]).to_numpy(), one)
+print("same")
+"""
+
+
+def test_a_smaller_team_walks_every_share(tmp_path):
+    # Two shares of (block, chunk) items, one thread to walk them
+    # (OMP_THREAD_LIMIT=1): it walks its own, then takes the other's, as a
+    # thread does when the other is scheduled late; the values of one thread.
+    tests = Path(__file__).resolve().parents[1]
+    result = subprocess.run(
+        [sys.executable, "-c", SMALLER_TEAM_SCRIPT, str(tests)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "OMP_THREAD_LIMIT": "1"},
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == ["same"]

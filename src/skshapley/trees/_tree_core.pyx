@@ -39,9 +39,10 @@ depth of a tree is bounded by the scratch memory only, which the caller
 sizes with :func:`scratch_doubles` before anything is allocated.
 """
 
-from cython.parallel cimport parallel, prange
+from cython.parallel cimport parallel, prange, threadid
 from libc.limits cimport INT_MAX
 from libc.math cimport NAN, isinf, isnan
+from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
@@ -62,6 +63,11 @@ cdef enum:
 
 # LightGBM's kZeroThreshold, defined once in _table.py.
 cdef double _ZERO_AS_MISSING = ZERO_AS_MISSING
+
+
+cdef extern from "_shares.h" nogil:
+    uint64_t shares_pack(int64_t first, int64_t end)
+    Py_ssize_t shares_take(uint64_t *share, int front)
 
 
 cdef extern from "_lanes.h" nogil:
@@ -733,37 +739,80 @@ cdef void _explain_by_chunks(
 ) noexcept:
     """:meth:`Forest.shapley` for fewer blocks than threads: (block, chunk) items.
 
-    The (block, chunk) items are shared out statically: a thread walks the
-    same chunks of trees at every call, so that their nodes are still in its
-    core's cache (dynamic scheduling, which moved them between cores, made
-    one row of a 100-tree forest on 2 threads 1.4 times slower). Chunk
-    ``c > 0``'s values go to ``partials`` (zero, of shape
-    (n_chunks - 1, n_samples, n_outputs * n_players)) and are added to
-    ``out`` in chunk order once all are done: the sums of
-    :func:`_explain_chunks`.
+    Each thread owns an equal share of the (block, chunk) items and walks it
+    first, so that on idle cores it walks the same chunks of trees at every
+    call and finds their nodes in its core's cache (dynamic scheduling,
+    which moved them between cores, made one row of a 100-tree forest on 2
+    threads 1.4 times slower); then it takes what is left of the other
+    shares (``_shares.h``), so that a thread scheduled late beside other
+    work does not make the call wait for its share. Chunk ``c > 0``'s values
+    go to ``partials`` (zero, of shape (n_chunks - 1, n_samples, n_outputs *
+    n_players)) and are added to ``out`` in chunk order once all are done:
+    the sums of :func:`_explain_chunks`, whoever walked them.
     """
-    cdef Py_ssize_t n_samples = X.shape[0], block = sizes.block
+    cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_chunks = chunk_start.shape[0] - 1
     cdef Py_ssize_t row_values = out.shape[1] * out.shape[2]
-    cdef Py_ssize_t item, b, c, first
+    cdef Py_ssize_t n_items = n_blocks * n_chunks
+    cdef Py_ssize_t n_team = min(n_threads, n_items), t
     cdef double *state = NULL
-    with nogil, parallel(num_threads=min(n_threads, n_blocks * n_chunks)):
+    # Each thread's share of the items: its first and its end.
+    cdef uint64_t *shares = <uint64_t *> malloc(n_team * sizeof(uint64_t))
+    if shares == NULL:
+        out_of_memory[0] = 1
+        return
+    for t in range(n_team):
+        shares[t] = shares_pack(t * n_items // n_team, (t + 1) * n_items // n_team)
+    with nogil, parallel(num_threads=n_team):
         state = <double *> malloc(scratch * sizeof(double))
-        for item in prange(n_blocks * n_chunks, schedule="static"):
+        _walk_shares(
+            trees, rules, sizes, &chunk_start[0], n_chunks, X, out, partials,
+            shares, n_team, threadid(), state, out_of_memory,
+        )
+        free(state)
+    free(shares)
+    add_chunk_sums(&out[0, 0, 0], partials, n_samples, n_chunks, row_values)
+
+
+cdef void _walk_shares(
+    const _Trees *trees,
+    const Rules *rules,
+    const _Sizes *sizes,
+    const Py_ssize_t *chunk_start,
+    Py_ssize_t n_chunks,
+    const double[:, ::1] X,
+    double[:, :, ::1] out,
+    double *partials,
+    uint64_t *shares,
+    Py_ssize_t n_team,
+    Py_ssize_t thread,
+    double *state,
+    int *out_of_memory,
+) noexcept nogil:
+    """Thread ``thread``'s walk of (block, chunk) items: its share from the
+    front, then the others' from their back (a smaller team than asked for
+    leaves some)."""
+    cdef Py_ssize_t n_samples = X.shape[0], block = sizes.block
+    cdef Py_ssize_t row_values = out.shape[1] * out.shape[2]
+    cdef Py_ssize_t k, share, item, b, c, first
+    for k in range(n_team):
+        share = (thread + k) % n_team
+        item = shares_take(&shares[share], k == 0)
+        while item >= 0:
             if state == NULL:
                 out_of_memory[0] = 1
-                continue
-            # Assigned in the loop: private to the thread.
-            b = item // n_chunks
-            c = item % n_chunks
-            first = b * block
-            _explain_block(
-                trees, rules, sizes, state, &X[first, 0],
-                item_values(first, c, n_samples, row_values, &out[0, 0, 0], partials),
-                min(block, n_samples - first), chunk_start[c], chunk_start[c + 1],
-            )
-        free(state)
-    add_chunk_sums(&out[0, 0, 0], partials, n_samples, n_chunks, row_values)
+            else:
+                b = item // n_chunks
+                c = item % n_chunks
+                first = b * block
+                _explain_block(
+                    trees, rules, sizes, state, &X[first, 0],
+                    item_values(
+                        first, c, n_samples, row_values, &out[0, 0, 0], partials
+                    ),
+                    min(block, n_samples - first), chunk_start[c], chunk_start[c + 1],
+                )
+            item = shares_take(&shares[share], k == 0)
 
 
 cdef void _check_chunks(const Py_ssize_t[::1] chunk_start, Py_ssize_t n_trees) except *:
