@@ -49,4 +49,22 @@ static inline ptrdiff_t shares_take(uint64_t *share, int front) {
     }
 }
 
+/* Share `n_items` items out between `n_team` threads, equally, in order. */
+static inline void shares_init(uint64_t *shares, ptrdiff_t n_team, ptrdiff_t n_items) {
+    for (ptrdiff_t t = 0; t < n_team; t++)
+        shares[t] = shares_pack(t * n_items / n_team, (t + 1) * n_items / n_team);
+}
+
+/* The next item for thread `thread`, or -1 when every share is empty: from
+ * the front of its own share, then from the back of the others', in turn.
+ * `*k` (0 at first) is where the thread is in that turn. */
+static inline ptrdiff_t shares_next(uint64_t *shares, ptrdiff_t n_team,
+                                    ptrdiff_t thread, ptrdiff_t *k) {
+    for (; *k < n_team; (*k)++) {
+        ptrdiff_t item = shares_take(&shares[(thread + *k) % n_team], *k == 0);
+        if (item >= 0) return item;
+    }
+    return -1;
+}
+
 #endif

@@ -42,7 +42,7 @@ sizes with :func:`scratch_doubles` before anything is allocated.
 from cython.parallel cimport parallel, prange, threadid
 from libc.limits cimport INT_MAX
 from libc.math cimport NAN, isinf, isnan
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
@@ -66,8 +66,10 @@ cdef double _ZERO_AS_MISSING = ZERO_AS_MISSING
 
 
 cdef extern from "_shares.h" nogil:
-    uint64_t shares_pack(int64_t first, int64_t end)
-    Py_ssize_t shares_take(uint64_t *share, int front)
+    void shares_init(uint64_t *shares, Py_ssize_t n_team, Py_ssize_t n_items)
+    Py_ssize_t shares_next(
+        uint64_t *shares, Py_ssize_t n_team, Py_ssize_t thread, Py_ssize_t *k
+    )
 
 
 cdef extern from "_lanes.h" nogil:
@@ -754,15 +756,14 @@ cdef void _explain_by_chunks(
     cdef Py_ssize_t n_chunks = chunk_start.shape[0] - 1
     cdef Py_ssize_t row_values = out.shape[1] * out.shape[2]
     cdef Py_ssize_t n_items = n_blocks * n_chunks
-    cdef Py_ssize_t n_team = min(n_threads, n_items), t
+    cdef Py_ssize_t n_team = min(n_threads, n_items)
     cdef double *state = NULL
     # Each thread's share of the items: its first and its end.
     cdef uint64_t *shares = <uint64_t *> malloc(n_team * sizeof(uint64_t))
     if shares == NULL:
         out_of_memory[0] = 1
         return
-    for t in range(n_team):
-        shares[t] = shares_pack(t * n_items // n_team, (t + 1) * n_items // n_team)
+    shares_init(shares, n_team, n_items)
     with nogil, parallel(num_threads=n_team):
         state = <double *> malloc(scratch * sizeof(double))
         _walk_shares(
@@ -794,25 +795,23 @@ cdef void _walk_shares(
     leaves some)."""
     cdef Py_ssize_t n_samples = X.shape[0], block = sizes.block
     cdef Py_ssize_t row_values = out.shape[1] * out.shape[2]
-    cdef Py_ssize_t k, share, item, b, c, first
-    for k in range(n_team):
-        share = (thread + k) % n_team
-        item = shares_take(&shares[share], k == 0)
-        while item >= 0:
-            if state == NULL:
-                out_of_memory[0] = 1
-            else:
-                b = item // n_chunks
-                c = item % n_chunks
-                first = b * block
-                _explain_block(
-                    trees, rules, sizes, state, &X[first, 0],
-                    item_values(
-                        first, c, n_samples, row_values, &out[0, 0, 0], partials
-                    ),
-                    min(block, n_samples - first), chunk_start[c], chunk_start[c + 1],
-                )
-            item = shares_take(&shares[share], k == 0)
+    cdef Py_ssize_t k = 0, b, c, first
+    cdef Py_ssize_t item = shares_next(shares, n_team, thread, &k)
+    while item >= 0:
+        if state == NULL:
+            out_of_memory[0] = 1
+        else:
+            b = item // n_chunks
+            c = item % n_chunks
+            first = b * block
+            _explain_block(
+                trees, rules, sizes, state, &X[first, 0],
+                item_values(
+                    first, c, n_samples, row_values, &out[0, 0, 0], partials
+                ),
+                min(block, n_samples - first), chunk_start[c], chunk_start[c + 1],
+            )
+        item = shares_next(shares, n_team, thread, &k)
 
 
 cdef void _check_chunks(const Py_ssize_t[::1] chunk_start, Py_ssize_t n_trees) except *:
