@@ -44,6 +44,19 @@ mount_once() {  # mount_once TARGET ARGS...: mount unless TARGET is mounted
   mountpoint -q "$target" || mount "$@" "$target"
 }
 
+bind_checkout() {  # the checkout's parent folder, at the same path in the root
+  local target="$root$parent"
+  mkdir -p "$target"
+  # A binding left by an earlier checkout at the same path (CI deletes its
+  # checkout and clones a new one there) still shows the deleted folder: it is
+  # replaced by the folder that is there now.
+  if mountpoint -q "$target" &&
+    [ "$(stat -c %d:%i "$target")" != "$(stat -c %d:%i "$parent")" ]; then
+    umount --lazy "$target"
+  fi
+  mount_once "$target" --bind "$parent"
+}
+
 prepare_root() {  # the Debian root's kernel file systems and the checkout
   [ -n "$chroot_dir" ] || return 0
   mount_once "$root/proc" -t proc proc
@@ -51,8 +64,7 @@ prepare_root() {  # the Debian root's kernel file systems and the checkout
   # (multiprocessing's semaphores; where /dev/shm cannot be mounted, they
   # fall back to what the root has)
   mount_once "$root/dev/shm" -t tmpfs tmpfs || true
-  mkdir -p "$root$parent"
-  mount_once "$root$parent" --bind "$parent"
+  bind_checkout
   cp /etc/resolv.conf "$root/etc/resolv.conf"
   if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
     cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
