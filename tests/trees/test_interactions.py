@@ -24,6 +24,7 @@ from sklearn.ensemble import (
     GradientBoostingClassifier,
     GradientBoostingRegressor,
     HistGradientBoostingRegressor,
+    RandomForestClassifier,
     RandomForestRegressor,
 )
 from sklearn.pipeline import make_pipeline
@@ -88,6 +89,12 @@ def sklearn_models():
             X,
             y,
         ),
+        # A leaf of three values: the walk's sums per output.
+        "forest_multiclass": (
+            RandomForestClassifier(n_estimators=3, max_depth=5, random_state=0),
+            iris.data,
+            iris.target,
+        ),
         "gbc_multiclass": (
             GradientBoostingClassifier(n_estimators=3, max_depth=3, random_state=0),
             iris.data,
@@ -127,7 +134,15 @@ def booster_models():
 
 
 @pytest.mark.parametrize(
-    "name", ["forest", "gbc_multiclass", "hist_nan", "hist_categorical", "boosters"]
+    "name",
+    [
+        "forest",
+        "forest_multiclass",
+        "gbc_multiclass",
+        "hist_nan",
+        "hist_categorical",
+        "boosters",
+    ],
 )
 def test_equal_the_brute_force_interaction_index(name):
     cases = booster_models() if name == "boosters" else {name: sklearn_models()[name]}

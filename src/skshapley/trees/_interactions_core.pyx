@@ -1,25 +1,36 @@
 """Compiled loop of TreeExplainer's path-dependent interaction values.
 
-Every root-to-leaf path is a product game on its ``D`` distinct players
-(see _tree_core.pyx): ``A_j`` in {0, 1} says whether the row follows all the
-path's splits on ``j``, ``B_j`` is the product of their cover ratios, and
-``f_j(t) = (1 - t) B_j + t A_j``. The Shapley interaction index of ``j !=
-k`` is
+Every root-to-leaf path is a product game on its distinct players (see
+_tree_core.pyx): ``A_j`` in {0, 1} says whether the row follows all the
+path's splits on ``j``, ``B_j`` is the product of their cover ratios,
+``f_j(t) = (1 - t) B_j + t A_j``, ``G(t) = prod_j f_j(t)`` and ``g_j =
+(A_j - B_j) / f_j``. The Shapley interaction index of ``j != k`` on a
+leaf's path is
 
-    value * (A_j - B_j) (A_k - B_k) * Integral_0^1 prod_{l != j, k} f_l(t) dt,
+    value * Integral_0^1 g_j(t) g_k(t) G(t) dt
+        = value * (A_j - B_j) (A_k - B_k) Integral prod_{l != j, k} f_l dt,
 
-a polynomial of degree ``D - 2``: the tree's rule of ``ceil(D / 2)`` points
-(the one its Shapley values use) is exact. The products without two
-factors are taken as prefix * middle * suffix products, never by dividing:
-every factor lies in [0, 1] (zero where a zero cover meets ``A = 0``), so
-nothing overflows and a zero factor needs no special case. Per (row, leaf)
-that is O(D**2 * m) work for ``m`` points, and the same prefix and suffix
-products give the leaf's Shapley values in O(D * m).
+a polynomial of degree ``D - 2`` for ``D`` players: the tree's rule of
+``ceil(D / 2)`` points (the one its Shapley values use) is exact.
 
-Each row walks each tree once, depth first with an explicit stack, keeping
-the current path's ``(A_j, B_j)`` per player; rows (or, for fewer rows than
-threads, rows and chunks of trees) are spread over OpenMP threads, and
-every value is summed in the same order whatever the threads.
+The walk is _tree_core's one-row walk with one more sum. Each edge on a
+player ``j`` changes ``g_j`` by ``dg``, and a leaf's ``g_j`` is the sum of
+the changes on ``j``'s edges above it; so a leaf's ``g_j g_k`` is the sum,
+over every pair of its path's edges on ``j`` and ``k``, of their changes'
+product. Going back up an edge ``e`` with the sum ``H`` of its leaves'
+``value * G`` below, ``Integral dg_e H`` is added to the Shapley value of
+its player (as _tree_core does) and ``Integral dg_a dg_e H`` to the pair of
+its player and the player of every edge ``a`` above it on another player.
+Per row and tree that is O(nodes * depth * m) work for ``m`` points,
+instead of O(leaves * D**2 * m) leaf by leaf: every pair's sum over the
+leaves below an edge is taken once. ``G`` and ``g`` are computed on each
+edge as in _tree_core (the same helpers of _lanes.h): the only divisions
+are by factors ``>= t`` and by ``1 - t``.
+
+Each sum goes to the row's matrix at (player above, player below); the
+caller adds the matrix's transpose. Rows (or, for fewer rows than threads,
+rows and chunks of trees) are spread over OpenMP threads, and every value
+is summed in the same order whatever the threads.
 """
 
 from cython.parallel cimport parallel, prange
@@ -28,115 +39,250 @@ from libc.string cimport memset
 
 from ..games._rules cimport Rule, Rules, rule_of, rules_view
 from ._chunks cimport MAX_PARTIAL_VALUES, add_chunk_sums, item_values, lanes_add
-from ._routing cimport Routing, goes_left
+from ._routing cimport Routing
+from ._row_nodes cimport RowNode, row_goes_left
 
 import numpy as np
 
 from ._table import ZERO_AS_MISSING
 
 
+cdef extern from "_lanes.h" nogil:
+    void lanes_scale(double *out, const double *a, double c, Py_ssize_t n)
+    void points_follow(
+        double *factor, double *change, double *reciprocal, double *g,
+        const double *old_reciprocal, const double *old_g, const double *t,
+        const double *u, const double *w, double new_cover, Py_ssize_t m
+    )
+    void points_leave(
+        double *factor, double *change, const double *old_reciprocal,
+        const double *old_g, const double *leave_g, const double *u, const double *w,
+        double new_cover, Py_ssize_t m
+    )
+    void points_product(double *out, const double *a, const double *b, Py_ssize_t m)
+    void points_sum(double *out, const double *a, const double *b, Py_ssize_t m)
+    double select_double(Py_ssize_t which, double if_true, double if_false)
+
+
+cdef enum:
+    # Rows of m values per level of _Scratch.edges: G's factor and g's
+    # weighted change on the edge followed, the same on the edge left, the
+    # new 1/f and g of the edge followed, then g's change (not weighted) on
+    # the edge followed and on the edge left.
+    _EDGE_ROWS = 8
+
+
 cdef struct _Trees:
-    # The TreeEnsemble's node arrays (see _table.py), read-only.
+    # The TreeEnsemble's arrays (see _table.py), read-only.
     const Py_ssize_t *roots
     const Py_ssize_t *tree_output
     const Py_ssize_t *tree_width
-    Py_ssize_t n_trees
-    const Py_ssize_t *feature
-    const Py_ssize_t *player        # the player credited for each split
-    const Py_ssize_t *left
-    const Py_ssize_t *right
-    Routing routing                 # split conditions
-    const double *cover_ratio       # cover[node] / cover[parent], 1 at roots
+    const RowNode *nodes            # children, player, feature, threshold,
+                                    # cover ratio (_tree_core.Forest.row_nodes)
+    Routing routing                 # the split conditions goes_left reads
     const double *value             # (n_nodes, value_stride)
     Py_ssize_t value_stride
 
 
 cdef struct _Frame:
-    # One internal node of the current path.
-    Py_ssize_t node
+    # One split of the current path.
+    const RowNode *record
     Py_ssize_t side                 # the child being walked: 0 left, 1 right
-    bint went_left                  # where the row goes at the node
-    bint first                      # the node is its player's first on the path
-    double a, b                     # the player's (A, B) above the node
+    bint present                    # its player's A before the split
+    bint went_left                  # where the row goes, if A is 1
+    double cover                    # its player's B before the split
+    const double *reciprocal        # and its 1/f, then g (2m)
+    Py_ssize_t above                # the splits above it with A = 1
 
 
 cdef struct _Scratch:
-    # One thread's buffers.
-    double *a                       # A per player, (n_players,)
-    double *b                       # B per player, (n_players,)
-    Py_ssize_t *count               # the path's nodes on each player
-    Py_ssize_t *path                # the path's distinct players, (levels,)
+    # One thread's buffers; arrays with a `levels` axis hold one slice per
+    # split of the current path.
+    double *present                 # A per player, (n_players,)
+    double *cover                   # B per player, (n_players,)
+    const double **reciprocal       # per player: its 1/f and g (A = 1)
     _Frame *frames                  # (levels,)
-    double *factor                  # f_l(t_q), (levels, m)
-    double *suffix                  # prod_{i >= l} f_i(t_q), (levels + 1, m)
-    double *prefix                  # w_q prod_{i < l} f_i(t_q), (m,)
-    double *partial                 # the prefix times the middle, (m,)
+    double *products                # G, (levels + 1, m)
+    double *edges                   # the edges' terms, (levels, _EDGE_ROWS, m)
+    double *sums                    # H of both children, (levels, 2, width, m)
+    Py_ssize_t *above_player        # the splits with A = 1 on the path: their
+    const double **above_change     # player, and g's change on the edge walked
+    double *first                   # 1/f = 1 and g = 0 at B = 1, (2, m)
+    double *leave_g                 # g = -1/(1 - t) for A = 0, (m,)
+    double *complement              # 1 - t, (m,)
+    double *weighted                # w * dg * H of an edge, (width, m)
 
 
-cdef void _add_leaf(
+cdef inline void _add_edge(
+    const _Scratch *scratch,
+    const double *change,
+    const double *h,
+    Py_ssize_t player,
+    Py_ssize_t above,
+    double *block,
+    Py_ssize_t n_players,
+    Py_ssize_t width,
+    Py_ssize_t m,
+) noexcept nogil:
+    """Add one edge's sums: its player's Shapley value and its pairs.
+
+    ``change`` is g's weighted change on the edge, ``h`` the sums of its
+    leaves (width, m), ``above`` the number of splits above it with A = 1
+    and ``block`` the row's matrices of the tree's first output.
+    """
+    cdef Py_ssize_t o, k, a, other
+    cdef double total
+    cdef double *y
+    cdef double *matrix
+    cdef const double *change_above
+    for o in range(width):
+        y = scratch.weighted + o * m
+        matrix = block + o * n_players * n_players
+        total = 0.0
+        for k in range(m):
+            y[k] = change[k] * h[o * m + k]
+            total += y[k]
+        matrix[player * n_players + player] += total
+        for a in range(above):
+            other = scratch.above_player[a]
+            if other != player:
+                change_above = scratch.above_change[a]
+                total = 0.0
+                for k in range(m):
+                    total += change_above[k] * y[k]
+                matrix[other * n_players + player] += total
+
+
+cdef inline void _walk_tree_points(
     const _Trees *trees,
     _Scratch *scratch,
-    Py_ssize_t n_distinct,
-    Py_ssize_t leaf,
     Py_ssize_t tree,
     const Rule *rule,
+    const double *x,
     double *out,
-    Py_ssize_t n_outputs,
     Py_ssize_t n_players,
+    Py_ssize_t m,
+    Py_ssize_t width,
 ) noexcept nogil:
-    """Add one leaf's game to the row's ``out`` (n_outputs, n_players, n_players).
+    """Add one tree's sums, for the row ``x``, to the row's matrices ``out``.
 
-    Off the diagonal the full interaction index, on it the Shapley value.
+    ``m`` is the rule's number of points and ``width`` the tree's outputs
+    per leaf, passed as constants by :func:`_walk_tree`.
     """
-    cdef Py_ssize_t m = rule.n_points, j, k, q, o, pj, pk
-    cdef Py_ssize_t width = trees.tree_width[tree], first = trees.tree_output[tree]
+    cdef const RowNode *nodes = trees.nodes
+    cdef const RowNode *record = nodes + trees.roots[tree]
+    cdef const RowNode *child
+    cdef Py_ssize_t wm = width * m
+    cdef double *block = out + trees.tree_output[tree] * n_players * n_players
     cdef const double *t = rule.nodes
     cdef const double *w = rule.weights
-    cdef const double *value = trees.value + leaf * trees.value_stride
-    cdef double *factor = scratch.factor
-    cdef double *suffix = scratch.suffix
-    cdef double *prefix = scratch.prefix
-    cdef double *partial = scratch.partial
-    cdef double delta_j, delta_k, total
-    cdef double *block
-
-    for j in range(n_distinct):
-        pj = scratch.path[j]
-        for q in range(m):
-            factor[j * m + q] = (1.0 - t[q]) * scratch.b[pj] + t[q] * scratch.a[pj]
-    for q in range(m):
-        suffix[n_distinct * m + q] = 1.0
-        prefix[q] = w[q]
-    for j in range(n_distinct - 1, -1, -1):
-        for q in range(m):
-            suffix[j * m + q] = suffix[(j + 1) * m + q] * factor[j * m + q]
-    for j in range(n_distinct):
-        pj = scratch.path[j]
-        delta_j = scratch.a[pj] - scratch.b[pj]
-        if delta_j != 0.0:  # else a dummy: no value, no interaction
-            total = 0.0
-            for q in range(m):
-                total += prefix[q] * suffix[(j + 1) * m + q]
-                partial[q] = prefix[q]
+    cdef const double *u = scratch.complement
+    cdef const double *old_g
+    cdef const double *value
+    cdef _Frame *frame = scratch.frames
+    cdef double *products = scratch.products
+    cdef double *edge = scratch.edges
+    cdef double *sums = scratch.sums
+    cdef double *h
+    cdef Py_ssize_t player, side, k, o, n_above = 0
+    cdef bint follows
+    cdef double ratio_left, ratio_right
+    if record.children[0] < 0:  # a tree without splits: no player is credited
+        return
+    for k in range(m):
+        scratch.complement[k] = 1.0 - t[k]
+        scratch.leave_g[k] = -1.0 / scratch.complement[k]
+        scratch.first[k] = 1.0
+        scratch.first[m + k] = 0.0
+        products[k] = 1.0
+    while True:
+        # Enter the split: save its player's state; where A is 1, route the
+        # row and compute both edges' terms.
+        player = record.player
+        frame.record = record
+        frame.cover = scratch.cover[player]
+        frame.reciprocal = scratch.reciprocal[player]
+        frame.present = scratch.present[player] == 1.0
+        frame.above = n_above
+        if frame.present:
+            frame.went_left = row_goes_left(
+                nodes, record, &trees.routing, x[record.feature]
+            )
+            ratio_left = nodes[record.children[0]].cover_ratio
+            ratio_right = nodes[record.children[1]].cover_ratio
+            old_g = frame.reciprocal + m
+            points_follow(
+                edge, edge + m, edge + 4 * m, edge + 5 * m, frame.reciprocal, old_g,
+                t, u, w,
+                frame.cover * select_double(frame.went_left, ratio_left, ratio_right),
+                m,
+            )
+            points_leave(
+                edge + 2 * m, edge + 3 * m, frame.reciprocal, old_g, scratch.leave_g,
+                u, w,
+                frame.cover * select_double(frame.went_left, ratio_right, ratio_left),
+                m,
+            )
+            for k in range(m):
+                edge[6 * m + k] = edge[5 * m + k] - old_g[k]
+                edge[7 * m + k] = scratch.leave_g[k] - old_g[k]
+            scratch.above_player[n_above] = player
+            n_above += 1
+        side = 0
+        while True:
+            # The edge on `side`: the child's G, and g's change on it.
+            child = nodes + record.children[side]
+            follows = frame.present and frame.went_left == (side == 0)
+            if frame.present:
+                points_product(products + m, edge + (not follows) * 2 * m, products, m)
+                scratch.above_change[frame.above] = edge + (6 + (not follows)) * m
+            else:
+                lanes_scale(products + m, products, child.cover_ratio, m)
+            if child.children[0] >= 0:
+                # Down to a split: the player's (A, B) below the edge.
+                frame.side = side
+                scratch.cover[player] = frame.cover * child.cover_ratio
+                if frame.present:
+                    scratch.present[player] = follows
+                    scratch.reciprocal[player] = edge + 4 * m
+                record = child
+                frame += 1
+                products += m
+                edge += _EDGE_ROWS * m
+                sums += 2 * wm
+                break
+            # A leaf: its sums, then the edges whose leaves are all done.
+            h = sums + side * wm
+            value = trees.value + (child - nodes) * trees.value_stride
             for o in range(width):
-                block = out + (first + o) * n_players * n_players
-                block[pj * n_players + pj] += value[o] * delta_j * total
-            for k in range(j + 1, n_distinct):
-                pk = scratch.path[k]
-                delta_k = scratch.a[pk] - scratch.b[pk]
-                if delta_k != 0.0:
-                    total = 0.0
-                    for q in range(m):
-                        total += partial[q] * suffix[(k + 1) * m + q]
-                    total *= delta_j * delta_k
-                    for o in range(width):
-                        block = out + (first + o) * n_players * n_players
-                        block[pj * n_players + pk] += value[o] * total
-                        block[pk * n_players + pj] += value[o] * total
-                for q in range(m):
-                    partial[q] *= factor[k * m + q]
-        for q in range(m):
-            prefix[q] *= factor[j * m + q]
+                lanes_scale(h + o * m, products + m, value[o], m)
+            while True:
+                if frame.present:
+                    follows = frame.went_left == (side == 0)
+                    _add_edge(
+                        scratch, edge + (1 + 2 * (not follows)) * m, h, player,
+                        frame.above, block, n_players, width, m,
+                    )
+                if side == 0:
+                    break
+                # Both sides done: the player's state back, the split's sums
+                # into its parent's, and up.
+                scratch.present[player] = 1.0 if frame.present else 0.0
+                scratch.cover[player] = frame.cover
+                scratch.reciprocal[player] = frame.reciprocal
+                n_above = frame.above
+                if frame == scratch.frames:
+                    return
+                frame -= 1
+                products -= m
+                edge -= _EDGE_ROWS * m
+                h = sums - 2 * wm + frame.side * wm
+                points_sum(h, sums, sums + wm, wm)
+                sums -= 2 * wm
+                record = frame.record
+                player = record.player
+                side = frame.side
+            side = 1
 
 
 cdef void _walk_tree(
@@ -146,90 +292,84 @@ cdef void _walk_tree(
     const Rule *rule,
     const double *x,
     double *out,
-    Py_ssize_t n_outputs,
     Py_ssize_t n_players,
 ) noexcept nogil:
-    """Add every leaf's game of one tree, for the row ``x``, to ``out``."""
-    cdef Py_ssize_t depth = 0, n_distinct = 0, node = trees.roots[tree], p
-    cdef _Frame *frame
-    while True:
-        # Down the left edges to a leaf.
-        while trees.left[node] >= 0:
-            frame = &scratch.frames[depth]
-            p = trees.player[node]
-            frame.node = node
-            frame.side = 0
-            frame.a = scratch.a[p]
-            frame.b = scratch.b[p]
-            frame.first = scratch.count[p] == 0
-            frame.went_left = goes_left(&trees.routing, node, x[trees.feature[node]])
-            if frame.first:
-                scratch.path[n_distinct] = p
-                n_distinct += 1
-            scratch.count[p] += 1
-            scratch.a[p] = frame.a if frame.went_left else 0.0
-            scratch.b[p] = frame.b * trees.cover_ratio[trees.left[node]]
-            node = trees.left[node]
-            depth += 1
-        if n_distinct > 0:
-            _add_leaf(trees, scratch, n_distinct, node, tree, rule, out, n_outputs, n_players)
-        # Up past the nodes whose right edge is done; then down a right edge.
-        while True:
-            if depth == 0:
-                return
-            depth -= 1
-            frame = &scratch.frames[depth]
-            p = trees.player[frame.node]
-            if frame.side == 0:
-                frame.side = 1
-                scratch.a[p] = 0.0 if frame.went_left else frame.a
-                scratch.b[p] = frame.b * trees.cover_ratio[trees.right[frame.node]]
-                node = trees.right[frame.node]
-                depth += 1
-                break
-            scratch.a[p] = frame.a
-            scratch.b[p] = frame.b
-            scratch.count[p] -= 1
-            if frame.first:
-                n_distinct -= 1
+    """:func:`_walk_tree_points` with the rule's number of points, a constant
+    up to 8, and one output per leaf, the most common, as a constant (the
+    compiler unrolls the loops over the points and drops the outputs')."""
+    cdef Py_ssize_t m = rule.n_points, width = trees.tree_width[tree]
+    if width != 1:
+        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, m, width)
+    elif m == 1:
+        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, 1, 1)
+    elif m == 2:
+        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, 2, 1)
+    elif m == 3:
+        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, 3, 1)
+    elif m == 4:
+        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, 4, 1)
+    elif m == 5:
+        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, 5, 1)
+    elif m == 6:
+        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, 6, 1)
+    elif m == 7:
+        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, 7, 1)
+    elif m == 8:
+        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, 8, 1)
+    else:
+        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, m, 1)
 
 
-cdef bint _allocate(_Scratch *scratch, Py_ssize_t n_players, Py_ssize_t levels, Py_ssize_t m) noexcept nogil:
+cdef bint _allocate(
+    _Scratch *scratch, Py_ssize_t n_players, Py_ssize_t levels, Py_ssize_t m,
+    Py_ssize_t width,
+) noexcept nogil:
     """Allocate one thread's buffers; False if any allocation failed."""
     cdef Py_ssize_t j
-    scratch.a = <double *> malloc(n_players * sizeof(double))
-    scratch.b = <double *> malloc(n_players * sizeof(double))
-    scratch.count = <Py_ssize_t *> malloc(n_players * sizeof(Py_ssize_t))
-    scratch.path = <Py_ssize_t *> malloc(levels * sizeof(Py_ssize_t))
+    scratch.present = <double *> malloc(n_players * sizeof(double))
+    scratch.cover = <double *> malloc(n_players * sizeof(double))
+    scratch.reciprocal = <const double **> malloc(n_players * sizeof(double *))
     scratch.frames = <_Frame *> malloc(levels * sizeof(_Frame))
-    scratch.factor = <double *> malloc(levels * m * sizeof(double))
-    scratch.suffix = <double *> malloc((levels + 1) * m * sizeof(double))
-    scratch.prefix = <double *> malloc(m * sizeof(double))
-    scratch.partial = <double *> malloc(m * sizeof(double))
+    scratch.products = <double *> malloc((levels + 1) * m * sizeof(double))
+    scratch.edges = <double *> malloc(levels * _EDGE_ROWS * m * sizeof(double))
+    scratch.sums = <double *> malloc(levels * 2 * width * m * sizeof(double))
+    scratch.above_player = <Py_ssize_t *> malloc(levels * sizeof(Py_ssize_t))
+    scratch.above_change = <const double **> malloc(levels * sizeof(double *))
+    scratch.first = <double *> malloc(2 * m * sizeof(double))
+    scratch.leave_g = <double *> malloc(m * sizeof(double))
+    scratch.complement = <double *> malloc(m * sizeof(double))
+    scratch.weighted = <double *> malloc(width * m * sizeof(double))
     if (
-        scratch.a == NULL or scratch.b == NULL or scratch.count == NULL
-        or scratch.path == NULL or scratch.frames == NULL or scratch.factor == NULL
-        or scratch.suffix == NULL or scratch.prefix == NULL or scratch.partial == NULL
+        scratch.present == NULL or scratch.cover == NULL
+        or scratch.reciprocal == NULL or scratch.frames == NULL
+        or scratch.products == NULL or scratch.edges == NULL or scratch.sums == NULL
+        or scratch.above_player == NULL or scratch.above_change == NULL
+        or scratch.first == NULL or scratch.leave_g == NULL
+        or scratch.complement == NULL or scratch.weighted == NULL
     ):
         return False
     for j in range(n_players):
-        scratch.a[j] = 1.0
-        scratch.b[j] = 1.0
-        scratch.count[j] = 0
+        scratch.present[j] = 1.0
+        scratch.cover[j] = 1.0
+        scratch.reciprocal[j] = scratch.first
     return True
 
 
 cdef void _release(_Scratch *scratch) noexcept nogil:
     """Free one thread's buffers (any of them NULL)."""
-    free(scratch.a)
-    free(scratch.b)
-    free(scratch.count)
-    free(scratch.path)
+    free(scratch.present)
+    free(scratch.cover)
+    free(scratch.reciprocal)
     free(scratch.frames)
-    free(scratch.factor)
-    free(scratch.suffix)
-    free(scratch.prefix)
-    free(scratch.partial)
+    free(scratch.products)
+    free(scratch.edges)
+    free(scratch.sums)
+    free(scratch.above_player)
+    free(scratch.above_change)
+    free(scratch.first)
+    free(scratch.leave_g)
+    free(scratch.complement)
+    free(scratch.weighted)
 
 
 cdef void _walk_trees(
@@ -240,7 +380,6 @@ cdef void _walk_trees(
     Py_ssize_t tree_end,
     const double *x,
     double *out,
-    Py_ssize_t n_outputs,
     Py_ssize_t n_players,
 ) noexcept nogil:
     """Add the games of trees ``tree_begin`` to ``tree_end`` for ``x`` to ``out``."""
@@ -248,13 +387,12 @@ cdef void _walk_trees(
     cdef Rule rule
     for tree in range(tree_begin, tree_end):
         rule = rule_of(rules, tree)
-        _walk_tree(trees, scratch, tree, &rule, x, out, n_outputs, n_players)
+        _walk_tree(trees, scratch, tree, &rule, x, out, n_players)
 
 
 def path_dependent_interactions(
     ensemble,
-    const double[::1] cover_ratio,
-    const Py_ssize_t[::1] player,
+    const unsigned char[::1] row_nodes,
     rules,
     Py_ssize_t max_depth,
     const Py_ssize_t[::1] chunk_start,
@@ -266,22 +404,20 @@ def path_dependent_interactions(
 
     ``out`` has shape (n_samples, n_outputs, n_players, n_players), zeroed
     by the caller: off the diagonal it receives the full Shapley interaction
-    index of the path-dependent game, on it the Shapley values. ``player``
-    is the player credited for each node's split, ``cover_ratio`` each
-    node's ``cover / parent cover``; tree ``t`` uses rule ``t`` of ``rules``
+    index of the path-dependent game, on it the Shapley values.
+    ``row_nodes`` are the nodes' packed records (``_tree_core.Forest.
+    row_nodes``: children, credited player, feature, threshold and cover
+    ratio); tree ``t`` uses rule ``t`` of ``rules``
     (exact with ``ceil(D / 2)`` points), and ``max_depth`` bounds every
     tree's depth. Raises MemoryError if a thread's scratch (O(n_players +
-    max_depth * points), and a row's matrices with several chunks) cannot
-    be allocated.
+    max_depth * points * outputs per leaf), and a row's matrices with
+    several chunks) cannot be allocated.
 
     A row's matrices are summed chunk of trees by chunk of trees
     (``chunk_start``, as in ``_tree_core.Forest``), the chunks' sums in
     order: with fewer rows than threads, each (row, chunk) runs on any
     thread, and the values are the same whatever the threads.
     """
-    cdef const Py_ssize_t[::1] feature = ensemble.feature
-    cdef const Py_ssize_t[::1] left = ensemble.left
-    cdef const Py_ssize_t[::1] right = ensemble.right
     cdef const Py_ssize_t[::1] roots = ensemble.roots
     cdef const Py_ssize_t[::1] tree_output = ensemble.tree_output
     cdef const Py_ssize_t[::1] tree_width = ensemble.tree_width
@@ -295,7 +431,7 @@ def path_dependent_interactions(
     cdef Py_ssize_t n_players = out.shape[2], levels = max_depth + 1
     cdef Py_ssize_t n_chunks = chunk_start.shape[0] - 1
     cdef Py_ssize_t row_values = n_outputs * n_players * n_players
-    cdef Py_ssize_t m_max = 1, row, tree, item, c
+    cdef Py_ssize_t m_max = 1, width_max = 1, row, tree, item, c
     cdef _Trees trees
     cdef _Scratch *scratch = NULL
     cdef double *partials = NULL
@@ -306,20 +442,19 @@ def path_dependent_interactions(
 
     for tree in range(rule_table.n_games):
         m_max = max(m_max, rule_table.n_points[tree])
+    for tree in range(tree_width.shape[0]):
+        width_max = max(width_max, tree_width[tree])
     trees.roots = &roots[0]
     trees.tree_output = &tree_output[0]
     trees.tree_width = &tree_width[0]
-    trees.n_trees = roots.shape[0]
-    trees.feature = &feature[0]
-    trees.player = &player[0]
-    trees.left = &left[0]
-    trees.right = &right[0]
+    if row_nodes.shape[0] != threshold.shape[0] * sizeof(RowNode):
+        raise ValueError("row_nodes must hold one record per node.")
+    trees.nodes = <const RowNode *> &row_nodes[0]
     trees.routing.threshold = &threshold[0]
     trees.routing.missing_left = &missing_left[0]
     trees.routing.is_categorical = &is_categorical[0]
     trees.routing.bitset = &bitset[0, 0]
     trees.routing.zero_as_missing = ZERO_AS_MISSING
-    trees.cover_ratio = &cover_ratio[0]
     trees.value = &value[0, 0]
     trees.value_stride = value.shape[1]
     if n_samples == 0:
@@ -338,7 +473,9 @@ def path_dependent_interactions(
     if partials != NULL:
         with nogil, parallel(num_threads=min(n_threads, n_samples * n_chunks)):
             scratch = <_Scratch *> calloc(1, sizeof(_Scratch))
-            ready = scratch != NULL and _allocate(scratch, n_players, levels, m_max)
+            ready = scratch != NULL and _allocate(
+                scratch, n_players, levels, m_max, width_max
+            )
             for item in prange(n_samples * n_chunks, schedule="static"):
                 if not ready:
                     failed[0] = 1
@@ -350,7 +487,7 @@ def path_dependent_interactions(
                     &trees, scratch, &rule_table, chunk_start[c], chunk_start[c + 1],
                     &X[row, 0],
                     item_values(row, c, n_samples, row_values, &out[0, 0, 0, 0], partials),
-                    n_outputs, n_players,
+                    n_players,
                 )
             if scratch != NULL:
                 _release(scratch)
@@ -366,7 +503,7 @@ def path_dependent_interactions(
             ready = (
                 scratch != NULL
                 and partial != NULL
-                and _allocate(scratch, n_players, levels, m_max)
+                and _allocate(scratch, n_players, levels, m_max, width_max)
             )
             for row in prange(n_samples, schedule="dynamic"):
                 if not ready:
@@ -375,13 +512,13 @@ def path_dependent_interactions(
                 target = &out[row, 0, 0, 0]
                 _walk_trees(
                     &trees, scratch, &rule_table, chunk_start[0], chunk_start[1],
-                    &X[row, 0], target, n_outputs, n_players,
+                    &X[row, 0], target, n_players,
                 )
                 for c in range(1, n_chunks):
                     memset(partial, 0, row_values * sizeof(double))
                     _walk_trees(
                         &trees, scratch, &rule_table, chunk_start[c],
-                        chunk_start[c + 1], &X[row, 0], partial, n_outputs, n_players,
+                        chunk_start[c + 1], &X[row, 0], partial, n_players,
                     )
                     lanes_add(target, partial, row_values)
             free(partial)
@@ -390,3 +527,9 @@ def path_dependent_interactions(
                 free(scratch)
     if failed[0]:
         raise MemoryError("Could not allocate the interaction kernel's scratch memory.")
+    # Each pair's sums went to (player above, player below): add the
+    # transpose (the diagonal, added to itself, is halved: exact).
+    matrices = np.asarray(out)
+    matrices += matrices.swapaxes(2, 3)
+    diagonal = np.arange(n_players)
+    matrices[:, :, diagonal, diagonal] *= 0.5

@@ -117,8 +117,8 @@ class PathDependent:
         is zero.
         """
         _interactions_core.path_dependent_interactions(
-            self.ensemble, self.cover_ratio, self.node_player, self.rules,
-            self.max_depth, self.interaction_chunk_start, X, out, n_threads,
+            self.ensemble, self.forest().row_nodes(), self.rules, self.max_depth,
+            self.interaction_chunk_start, X, out, n_threads,
         )  # fmt: skip
         in_shap_convention(out, np.einsum("...jj->...j", out))
 

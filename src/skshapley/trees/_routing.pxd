@@ -1,5 +1,5 @@
 # The models' routing rule at an internal node, written once for the compiled
-# tree kernels (_tree_core.pyx, _interventional_core.pyx).
+# tree kernels (_tree_core.pyx, _interactions_core.pyx, _interventional_core.pyx).
 
 from libc.math cimport fabs, isnan
 

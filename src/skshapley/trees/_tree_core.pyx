@@ -49,6 +49,7 @@ from libc.string cimport memcpy
 from ..games._rules cimport Rule, Rules, rule_of, rules_view
 from ._chunks cimport MAX_PARTIAL_VALUES, add_chunk_sums, item_values
 from ._routing cimport Routing, goes_left
+from ._row_nodes cimport RowNode, row_goes_left
 
 import numpy as np
 
@@ -102,20 +103,6 @@ cdef extern from "_lanes.h" nogil:
     void points_sum(double *out, const double *a, const double *b, Py_ssize_t m)
 
 
-cdef struct _RowNode:
-    # A node as the one-row walk reads it: one record of 32 bytes (the
-    # TreeEnsemble's arrays spread these fields over eight), so that one
-    # pointer reaches all of it and the walk's other locals stay in
-    # registers.
-    int children[2]                 # left then right (indexed by side), -1
-                                    # at leaves
-    int player
-    int feature
-    double threshold                # NaN where goes_left decides anyway
-                                    # (categorical splits, zero-as-missing)
-    double cover_ratio
-
-
 cdef struct _Trees:
     # The TreeEnsemble's node arrays (see _table.py), read-only.
     const Py_ssize_t *roots         # (n_trees,)
@@ -132,7 +119,7 @@ cdef struct _Trees:
     const double *cover_ratio       # cover[node] / cover[parent], 1 at roots
     const double *value             # (n_nodes, value_stride)
     Py_ssize_t value_stride
-    const _RowNode *row_nodes       # the nodes again, packed (_walk_row);
+    const RowNode *row_nodes       # the nodes again, packed (_walk_row);
                                     # NULL until a block of one row
 
 
@@ -144,7 +131,7 @@ cdef struct _Frame:
     const double *reciprocal        # and its 1/f, then g, before the split (2m)
     bint present                    # one sample (_walk_row): its A before the
     bint went_left                  # split, and its side if A is 1
-    const _RowNode *record          # and the node's record
+    const RowNode *record          # and the node's record
 
 
 cdef struct _Sizes:
@@ -450,9 +437,9 @@ cdef inline void _walk_row_points(
     walk's arrays cannot change them, so the compiler keeps them in
     registers.
     """
-    cdef const _RowNode *nodes = trees.row_nodes
-    cdef const _RowNode *record = nodes + root
-    cdef const _RowNode *child
+    cdef const RowNode *nodes = trees.row_nodes
+    cdef const RowNode *record = nodes + root
+    cdef const RowNode *child
     cdef const double *values = trees.value
     cdef Py_ssize_t value_stride = trees.value_stride
     cdef const double *t = walk.rule.nodes
@@ -475,7 +462,7 @@ cdef inline void _walk_row_points(
     cdef const double *change
     cdef double ratio_left, ratio_right
     cdef Py_ssize_t player, k, o, side, went_left
-    cdef double total, ratio, new_cover, xv, threshold
+    cdef double total, ratio, new_cover, xv
     if record.children[0] < 0:  # a tree without splits: no player is credited
         return
     while True:
@@ -487,13 +474,8 @@ cdef inline void _walk_row_points(
         frame.present = present[player] == 1.0
         if frame.present:
             xv = x[record.feature]
-            threshold = record.threshold
             # The side is a number from here on, not a branch (see above).
-            went_left = xv <= threshold
-            if isnan(xv + threshold):
-                # A NaN: a missing value, or a rule of goes_left (and x and
-                # the threshold infinite, opposite: goes_left routes those too)
-                went_left = goes_left(&trees.routing, record - nodes, xv)
+            went_left = row_goes_left(nodes, record, &trees.routing, xv)
             frame.went_left = went_left
             # Both edges' terms: the edge followed's, then the edge left's.
             ratio_left = nodes[record.children[0]].cover_ratio
@@ -847,7 +829,7 @@ cdef class Forest:
     """A TreeEnsemble's node arrays (see _table.py), ready for the kernels.
 
     The arrays are not copied; the one-row walk's packed records
-    (:class:`_RowNode`, 32 bytes per node) are built once, by the first
+    (:class:`RowNode`, 32 bytes per node) are built once, by the first
     call that walks a block of one row.
 
     Parameters
@@ -919,20 +901,30 @@ cdef class Forest:
         """Whether the one-row walk's packed records are built."""
         return self.trees.row_nodes != NULL
 
+    def row_nodes(self):
+        """The one-row walk's packed records (:class:`RowNode`), as bytes.
+
+        Built by the first call that needs them (this one, or a block of
+        one row), then kept; the interaction kernel walks them too.
+        """
+        self._pack_row_nodes()
+        return self.row_node_bytes
+
     cdef int _pack_row_nodes(self) except -1:
         """Pack the nodes as :func:`_walk_row` reads them, one record each.
 
-        Done once, by the first call with a block of one row: 32 bytes per
-        node that batches of other sizes never need.
+        Done once, by the first call with a block of one row or of
+        interaction values: 32 bytes per node that batches of values never
+        need.
         """
         cdef Py_ssize_t n_nodes = self.left.shape[0], node
-        cdef _RowNode *records
+        cdef RowNode *records
         if self.trees.row_nodes != NULL:
             return 0
         if n_nodes > INT_MAX:
             raise ValueError(f"{n_nodes:,} nodes are too many: at most {INT_MAX:,}.")
-        self.row_node_bytes = np.empty(n_nodes * sizeof(_RowNode), dtype=np.uint8)
-        records = <_RowNode *> &self.row_node_bytes[0]
+        self.row_node_bytes = np.empty(n_nodes * sizeof(RowNode), dtype=np.uint8)
+        records = <RowNode *> &self.row_node_bytes[0]
         for node in range(n_nodes):
             records[node].children[0] = <int> self.left[node]
             records[node].children[1] = <int> self.right[node]
