@@ -184,13 +184,14 @@ def import_shapiq():
     return shapiq, f"shapiq {distribution_version('shapiq')}"
 
 
-def shapiq_explainer(shapiq, version, model, **options):
-    """``shapiq.TreeExplainer(model, index="SV", max_order=1, min_order=1,
-    **options)``: plain Shapley values, order 1 only. Unavailable when shapiq
-    rejects the model (its TypeError or ValueError)."""
+def shapiq_explainer(shapiq, version, model, index="SV", max_order=1, **options):
+    """``shapiq.TreeExplainer(model, index=index, max_order=max_order,
+    min_order=1, **options)``: plain Shapley values, order 1 only, unless
+    told. Unavailable when shapiq rejects the model (its TypeError or
+    ValueError)."""
     try:
         return shapiq.TreeExplainer(
-            model, index="SV", max_order=1, min_order=1, **options
+            model, index=index, max_order=max_order, min_order=1, **options
         )
     except (TypeError, ValueError) as error:
         # its first sentence (shapiq 1.4 then lists every model it supports)
@@ -212,6 +213,35 @@ def shapiq_values(explanations):
             phi[:, j] = column
         return phi
     return np.stack([values.get_n_order_values(1) for values in explanations])
+
+
+def shapiq_interaction_matrices(explanations):
+    """shapiq's order-2 SII of rows as shap's (n_rows, n_features,
+    n_features) interaction matrices: half of each pair's SII off the
+    diagonal, and on it the singleton's (its Shapley value) less its row's
+    other entries. An ``InteractionValuesBatch`` (shapiq >= 1.7) or a list of
+    ``InteractionValues``."""
+    batch = getattr(explanations, "values", None)
+    if isinstance(batch, dict):
+        n_features = explanations.n_players
+    else:
+        n_features = explanations[0].n_players
+        batch = {
+            players: np.array([values[players] for values in explanations])
+            for players in explanations[0].interaction_lookup
+        }
+    rows = len(next(iter(batch.values())))
+    matrices = np.zeros((rows, n_features, n_features))
+    singletons = np.zeros((rows, n_features))
+    for players, column in batch.items():
+        if len(players) == 1:
+            singletons[:, players[0]] = column
+        elif len(players) == 2:
+            j, k = players
+            matrices[:, j, k] = matrices[:, k, j] = column / 2
+    diagonal = np.arange(n_features)
+    matrices[:, diagonal, diagonal] = singletons - matrices.sum(axis=2)
+    return matrices
 
 
 def shapiq_call(explainer):
@@ -245,6 +275,26 @@ def shapiq_method():
         )
 
     return Method("shapiq path-dependent", prepare, False, version), note
+
+
+def shapiq_interactions_method():
+    """shapiq's path-dependent TreeExplainer of order-2 Shapley interaction
+    indices (SII) in shap's convention, or None; and why it is skipped."""
+    shapiq, version = import_shapiq()
+    if shapiq is None:
+        return None, version
+
+    def prepare(model, n_jobs):
+        explainer = shapiq_explainer(shapiq, version, model, index="SII", max_order=2)
+        base = explainer.baseline_value
+
+        def unpack(explanations):
+            matrices = shapiq_interaction_matrices(explanations)
+            return matrices.reshape(len(matrices), 1, -1), base
+
+        return explain_function(shapiq_call(explainer), unpack)
+
+    return Method("shapiq interactions", prepare, False, version), None
 
 
 def import_fasttreeshap():

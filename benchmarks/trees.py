@@ -117,7 +117,10 @@ Interaction values (``--interactions``): workloads (a) and (d) above,
 explaining 200 rows (20 with ``--quick``), by
 ``TreeExplainer(model).fit().explain_interactions(X)``, shap's
 ``shap_interaction_values`` (its C++ on scikit-learn models; XGBoost's
-``pred_interactions`` with one thread on XGBoost's), FastTreeSHAP's ``v1``
+``pred_interactions`` with one thread on XGBoost's), shapiq's order-2
+``TreeExplainer(model, index="SII", max_order=2)`` (its pairs' SII halved,
+and each diagonal entry its Shapley value less its row's other entries: shap's
+convention), FastTreeSHAP's ``v1``
 ``shap_interaction_values`` when importable, and XGBoost's own
 ``booster.predict(DMatrix(X), pred_interactions=True)``, in the same table
 (``residual`` sums every entry of the matrices). A note gives each method's
@@ -171,6 +174,7 @@ from _anchors import (
     interventional_methods,
     machine,
     module_version,
+    shapiq_interactions_method,
     skshapley_version,
     versions_line,
     with_background,
@@ -383,7 +387,8 @@ INTERACTION_ROWS = 200
 
 
 def interaction_methods(libraries):
-    """skshapley's, shap's, FastTreeSHAP's and XGBoost's interaction values."""
+    """skshapley's, shap's, shapiq's, FastTreeSHAP's and XGBoost's interaction
+    values."""
     from skshapley import TreeExplainer
 
     def prepare_skshapley(model, n_jobs):
@@ -419,6 +424,9 @@ def interaction_methods(libraries):
         methods.append(
             Method("shap interactions", prepare_shap, False, module_version(shap))
         )
+    method, _ = shapiq_interactions_method()
+    if method is not None:
+        methods.append(method)
     fasttreeshap = import_fasttreeshap()
     if fasttreeshap is not None:
 

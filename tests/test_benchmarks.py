@@ -154,3 +154,34 @@ def test_latency_interventional_run():
     assert shap, result.stdout
     for row in shap:
         assert float(row["difference"]) < 1e-5, row
+
+
+# -- trees.py --interactions: every anchor's matrices in shap's convention -----
+
+TREES = Path(__file__).parents[1] / "benchmarks" / "trees.py"
+
+# One line of its tables: method, threads, setup, seconds, ms/row, runs,
+# ratio, max|Δφ|, residual.
+TREES_LINE = re.compile(
+    r"^    (?P<method>\S.*?)\s+(?P<threads>\d+†?)\s+\S+\s+\S+\s+\S+\s+\d+\s+\S+\s+"
+    r"(?P<difference>\S+)\s+(?P<residual>\S+)$"
+)
+
+
+@pytest.mark.slow
+def test_trees_interactions_agree():
+    # shap's, shapiq's (its SII, converted) and XGBoost's matrices equal
+    # skshapley's, entry by entry, up to XGBoost's float32 sums.
+    result = subprocess.run(
+        [sys.executable, str(TREES), "--interactions", "--quick", "--repeat", "1"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    rows = [m.groupdict() for m in map(TREES_LINE.match, lines) if m]
+    methods = {row["method"] for row in rows}
+    assert {"skshapley interactions", "shap interactions"} <= methods, result.stdout
+    assert "shapiq interactions" in methods or "shapiq" not in result.stdout
+    for row in rows:
+        assert float(row["difference"]) < 1e-4, row
+        assert float(row["residual"]) < 1e-6, row
