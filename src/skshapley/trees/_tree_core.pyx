@@ -119,7 +119,7 @@ cdef struct _Trees:
     const double *cover_ratio       # cover[node] / cover[parent], 1 at roots
     const double *value             # (n_nodes, value_stride)
     Py_ssize_t value_stride
-    const RowNode *row_nodes       # the nodes again, packed (_walk_row);
+    const RowNode *row_nodes        # the nodes again, packed (_walk_row);
                                     # NULL until a block of one row
 
 
@@ -131,7 +131,7 @@ cdef struct _Frame:
     const double *reciprocal        # and its 1/f, then g, before the split (2m)
     bint present                    # one sample (_walk_row): its A before the
     bint went_left                  # split, and its side if A is 1
-    const RowNode *record          # and the node's record
+    const RowNode *record           # and the node's record
 
 
 cdef struct _Sizes:
