@@ -4,9 +4,11 @@ Rows (and background rows) sit exactly on the parsed thresholds, one unit in
 the last place on either side, and between a float64 threshold and its
 float32 rounding, where a wrong comparison or cast sends them the other way.
 The oracle is the model's own ``predict`` on all hybrid rows. Each test
-runs twice: through the tables, and through pair walks (the tables then
-rebuilt at each call, and a few rows walked with the background's
-directions routed at ``fit``).
+runs three times: through the tables counted by walking the background,
+through the tables counted by every tree's cover (in float32 where the
+background is float32's), and through pair walks (the tables then rebuilt
+at each call, and a few rows walked with the background's directions routed
+at ``fit``).
 """
 
 import numpy as np
@@ -41,9 +43,10 @@ def rows_around_thresholds(ensemble, base, n_rows, seed=0):
     return rows
 
 
-@pytest.fixture(params=["tables", "pair walks"])
-def path(request, monkeypatch, forbid_table_builds):
+@pytest.fixture(params=["tables", "covers", "pair walks"])
+def path(request, monkeypatch, forbid_table_builds, count_by):
     """The interventional path the tests' explainers take."""
+    count_by("covers" if request.param == "covers" else "walks")
     if request.param == "pair walks":
         monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", 0)
         monkeypatch.setattr(_interventional, "_PAIR_NODES", 0)

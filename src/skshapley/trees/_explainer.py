@@ -284,7 +284,10 @@ class TreeExplainer(BaseExplainer):
             background, n_threads, parse_memory(self.max_memory),
         )  # fmt: skip
         self.n_background_ = len(background)
-        self.expected_value_ = self._per_output(self._raw_rows(background).mean(axis=0))
+        mean = self._background.mean_output()
+        if mean is None:  # no tables kept from fit: predict the background
+            mean = self._raw_rows(background).mean(axis=0)
+        self.expected_value_ = self._per_output(mean)
 
     def _interventional_interaction_rows(self, X, out, n_threads) -> None:
         """Interaction matrices of the validated rows ``X``, added to ``out``.

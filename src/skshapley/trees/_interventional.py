@@ -39,6 +39,11 @@ _TABLE_BUDGET_BYTES = 2**28
 # of a deep forest instead would cost more than it saves.
 _MAX_TABLE_BITS = 14
 
+# A tree's leaves' counts come from its cover (_cover.pxd) where that saves
+# the background walk's increments at least _COVER_GAIN times the work of
+# reading the cover's histograms into the leaves (negative: never).
+_COVER_GAIN = 4.0
+
 # When tables are rebuilt at each call, a few rows walk each tree with the
 # background rows instead (Background._pairs_pay): if rows * trees * depth *
 # _PAIR_NODES is at most the nodes, and at most _MAX_PAIR_ROWS rows. Measured
@@ -88,12 +93,19 @@ class _Plan:
 
 @dataclass
 class _Batch:
-    """A batch of trees with their leaves' tables and masks filled."""
+    """A batch of trees with their leaves' tables and masks filled.
+
+    ``reach`` holds, per node, the background rows reaching each of the
+    batch's leaves; ``covered`` is the number of its trees counted by their
+    covers (the others by a walk of the background).
+    """
 
     table_base: int
     mask_base: int
     tables: np.ndarray
     masks: np.ndarray
+    reach: np.ndarray
+    covered: int = 0
 
 
 class Background:
@@ -174,6 +186,27 @@ class Background:
     def n_background(self) -> int:
         """The number of background rows."""
         return self._background.shape[1]
+
+    def mean_output(self) -> np.ndarray | None:
+        """The model's mean raw output over the background, or None.
+
+        From the rows that reach each leaf, counted with the tables at fit
+        (None if these are built at each call instead): the mean of the
+        leaf values the background reaches, plus the ensemble's base offset.
+        """
+        if self._kept is None:
+            return None
+        ensemble = self._ensemble
+        tree = np.repeat(np.arange(len(self._roots) - 1), np.diff(self._roots))
+        tree = tree[self._leaves]
+        total = np.zeros(ensemble.n_outputs)
+        for k in range(ensemble.value.shape[1]):
+            has = ensemble.tree_width[tree] > k
+            np.add.at(
+                total, ensemble.tree_output[tree[has]] + k,
+                ensemble.value[self._leaves[has], k] * self._kept.reach[self._leaves[has]],
+            )  # fmt: skip
+        return ensemble.base_offset + total / self.n_background
 
     def shapley(self, X: np.ndarray, values: np.ndarray, n_threads: int) -> None:
         """Add the interventional Shapley values of the rows ``X`` to ``values``.
@@ -340,15 +373,22 @@ class Background:
             first_mask,
             tables[: end_table - first_table],
             masks[: end_mask - first_mask],
+            np.zeros(len(self._bit)),
         )
         out_of_memory = np.zeros(1, dtype=np.intc)
         paths = self._paths()
-        paths.build(
+        scratch = self._build_scratch(n_threads)
+        cover_gain = _COVER_GAIN
+        if 2 * paths.cover_scratch_bytes() <= scratch:
+            scratch -= paths.cover_scratch_bytes()
+        else:
+            cover_gain = -1.0
+        built.covered = paths.build(
             first_tree, end_tree, self._background, plan.offset, plan.tabulated,
             built.tables, built.masks, first_table, first_mask, plan.table_bits,
-            plan.gains, _fitting_block(paths, 0, self._build_scratch(n_threads)),
-            n_threads,
-            out_of_memory,
+            plan.gains, _fitting_block(paths, 0, scratch), cover_gain,
+            _interventional_core.float32_copy(self._background) if cover_gain >= 0
+            else None, built.reach, n_threads, out_of_memory,
         )  # fmt: skip
         _check_memory(out_of_memory)
         return built

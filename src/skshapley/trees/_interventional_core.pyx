@@ -59,7 +59,27 @@ from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcmp, memcpy, memmove, memset
 
 from ._chunks cimport add_chunk_sums, item_values, lanes_add
-from ._routing cimport Routing, goes_left
+from ._cover cimport (
+    COVER_BITS,
+    COVER_MAX_ENTRIES,
+    COVER_MAX_NODES,
+    Cover,
+    cover_bytes,
+    cover_count,
+    cover_layout,
+)
+from ._routing cimport Routing, goes_left, route_block
+
+
+# A count node's most key bits, a covered tree's most nodes and its
+# histograms' most entries (see _cover.pxd).
+COVER_LIMITS = (COVER_BITS, COVER_MAX_NODES, COVER_MAX_ENTRIES)
+
+
+cdef extern from "_sides.h" nogil:
+    int float32_copy_exact "float32_copy" (const double *x, float *out, Py_ssize_t n)
+
+import numpy as np
 
 from ._table import ZERO_AS_MISSING
 
@@ -125,6 +145,8 @@ cdef struct _Store:
     Py_ssize_t mask_base
     Py_ssize_t n_background
     bint gains                      # tabulate the counts (Shapley values)
+    double *reach                   # per node: the background rows reaching
+                                    # it, set at leaves by the counts
 
 
 # What a walk does at the leaves.
@@ -185,11 +207,11 @@ cdef Py_ssize_t _layout(
 
 cdef inline void _route(const _Paths *paths, _Walk *walk, Py_ssize_t depth) noexcept nogil:
     """Which rows of the block go left at the level's split."""
-    cdef Py_ssize_t node = walk.nodes[depth], n = walk.n, r
-    cdef const double *x = walk.X + paths.feature[node] * walk.stride + walk.first
-    cdef unsigned char *went_left = walk.went_left + depth * n
-    for r in range(n):
-        went_left[r] = goes_left(&paths.routing, node, x[r])
+    cdef Py_ssize_t node = walk.nodes[depth]
+    route_block(
+        &paths.routing, node, walk.X + paths.feature[node] * walk.stride + walk.first,
+        walk.n, walk.went_left + depth * walk.n,
+    )
 
 
 cdef inline void _enter(
@@ -654,46 +676,66 @@ cdef void _sort_and_count(
     kept[0] = distinct
 
 
-cdef void _count_tree(
+cdef bint _count_tree(
     const _Paths *paths, const _Store *store, char *state, Py_ssize_t block_rows,
-    const double *ZT, Py_ssize_t tree, double *R, uint64_t *sort,
+    const double *ZT, const float *ZT32, Py_ssize_t tree, double *R, uint64_t *sort,
+    Cover *cover, double cover_gain,
 ) noexcept nogil:
     """Count the background's failure masks at ``tree``'s leaves; tabulate them.
 
     ``ZT`` is the background by column, ``state`` the thread's scratch for
     blocks of ``block_rows`` rows, ``R`` the ranked zeta transform's and
-    ``sort`` the sort's (:func:`_sort_and_count`).
+    ``sort`` the sort's (:func:`_sort_and_count`). The tree's cover counts
+    if it pays ``cover_gain`` (see ``_cover.pxd``; no ``cover``: never),
+    reading ``ZT32`` (the background as floats, NULL unless exact) where it
+    can, else a walk of the background. Returns whether the cover counted.
     """
     cdef _Walk walk
     cdef Py_ssize_t node, n_background = store.n_background
+    cdef Py_ssize_t root = paths.roots[tree], end = paths.roots[tree + 1]
+    cdef bint covered = cover != NULL and end - root <= COVER_MAX_NODES
+    cdef double *counts
+    cdef uint64_t *kept
     _layout(&walk, state, paths, block_rows, 0)
-    for node in range(paths.roots[tree], paths.roots[tree + 1]):
+    for node in range(root, end):
+        counts = NULL
         if paths.left[node] < 0 and store.tabulated[node]:
-            memset(
-                store.tables + store.offset[node] - store.table_base, 0,
-                sizeof(double) << paths.bit[node],
-            )
-    walk.X = ZT
-    walk.stride = n_background
-    walk.task = _COUNT
-    walk.first = 0
-    while walk.first < n_background:
-        walk.n = min(block_rows, n_background - walk.first)
-        _walk_tree(paths, store, &walk, tree)
-        walk.first += block_rows
+            counts = store.tables + store.offset[node] - store.table_base
+            memset(counts, 0, sizeof(double) << paths.bit[node])
+        if covered:
+            cover.leaf_counts[node - root] = counts
+    covered = covered and cover_count(
+        cover, &paths.routing, paths.feature, paths.left, paths.right, paths.bit,
+        root, end, ZT, ZT32, n_background, cover_gain,
+    )
+    if not covered:
+        walk.X = ZT
+        walk.stride = n_background
+        walk.task = _COUNT
+        walk.first = 0
+        while walk.first < n_background:
+            walk.n = min(block_rows, n_background - walk.first)
+            _walk_tree(paths, store, &walk, tree)
+            walk.first += block_rows
     for node in range(paths.roots[tree], paths.roots[tree + 1]):
         if paths.left[node] >= 0:
             continue
         if not store.tabulated[node]:
-            _sort_and_count(
-                store.masks + store.offset[node] - store.mask_base, n_background,
-                paths.words, paths.bit[node], sort,
-            )
-        elif store.gains:
+            kept = store.masks + store.offset[node] - store.mask_base
+            _sort_and_count(kept, n_background, paths.words, paths.bit[node], sort)
+            # The background rows that reach the leaf fail none of its splits:
+            # the first distinct mask, if it is empty.
+            store.reach[node] = 0
+            if kept[0] and _count_bits(kept + 1, paths.bit[node]) == 0:
+                store.reach[node] = kept[1 + n_background * paths.words]
+            continue
+        store.reach[node] = store.tables[store.offset[node] - store.table_base]
+        if store.gains:
             _tabulate(
                 paths, store.tables + store.offset[node] - store.table_base,
                 paths.bit[node], R,
             )
+    return covered
 
 
 cdef void _explain_block(
@@ -1082,6 +1124,11 @@ cdef class Paths:
         self.paths.levels = max_depth + 1
         self.paths.max_bits = max_bits
 
+    @staticmethod
+    def cover_scratch_bytes():
+        """Bytes of the scratch one building thread counts covers in."""
+        return sizeof(Cover) + cover_bytes()
+
     def scratch_bytes(self, Py_ssize_t block_rows, Py_ssize_t row_values):
         """Bytes of scratch one thread allocates for blocks of ``block_rows``.
 
@@ -1095,14 +1142,20 @@ cdef class Paths:
         const Py_ssize_t[::1] offset, const unsigned char[::1] tabulated,
         double[::1] tables, uint64_t[::1] masks, Py_ssize_t table_base,
         Py_ssize_t mask_base, Py_ssize_t table_bits, bint gains,
-        Py_ssize_t block_rows, int n_threads, int[::1] out_of_memory,
+        Py_ssize_t block_rows, double cover_gain, const float[:, ::1] ZT32,
+        double[::1] reach, int n_threads, int[::1] out_of_memory,
     ):
         """Fill the trees' leaves' tables or masks.
 
         ``ZT`` is the validated background, transposed (n_features,
         n_background); ``table_bits`` the largest D of a tabulated leaf,
         whose counts become its gains if ``gains`` (else they stay counts).
-        One thread per tree: the values do not depend on the threads.
+        A tree is counted by its cover where that saves ``cover_gain`` times
+        its cost (negative: never; see ``_cover.pxd``), reading ``ZT32``
+        (:func:`float32_copy`, or None), else by walking the background;
+        returns the number of trees counted by their covers. One thread per tree: the values do not depend on the
+        threads, nor on which counted. ``reach`` (per node) gets the
+        background rows that reach each of the trees' leaves.
         """
         cdef _Store store = _store(
             offset, tabulated, tables, masks, table_base, mask_base, ZT.shape[1],
@@ -1113,25 +1166,41 @@ cdef class Paths:
         cdef char *state = NULL
         cdef double *R = NULL
         cdef uint64_t *sort = NULL
-        cdef Py_ssize_t tree, n_background = ZT.shape[1]
+        cdef char *cover_state = NULL
+        cdef const float *ZT32_data = NULL
+        cdef Py_ssize_t tree, n_background = ZT.shape[1], covered = 0
         cdef Py_ssize_t scratch = _layout(&walk, NULL, paths, block_rows, 0)
         cdef Py_ssize_t zeta = (table_bits + 2) << table_bits if table_bits >= 0 else 0
+        if reach.shape[0] != self.left.shape[0]:
+            raise ValueError("reach must have one value per node.")
+        store.reach = &reach[0]
         if n_background == 0:
-            return
+            return 0
+        if ZT32 is not None:
+            if ZT32.shape[0] != ZT.shape[0] or ZT32.shape[1] != n_background:
+                raise ValueError("ZT32 must have ZT's shape.")
+            ZT32_data = &ZT32[0, 0]
         with nogil, parallel(num_threads=n_threads):
             state = <char *> malloc(scratch)
             R = <double *> malloc((zeta + 1) * sizeof(double))
             sort = <uint64_t *> malloc(n_background * paths.words * sizeof(uint64_t))
+            if cover_gain >= 0:  # the Cover, then its buffers
+                cover_state = <char *> malloc(sizeof(Cover) + cover_bytes())
+                if cover_state != NULL:
+                    cover_layout(<Cover *> cover_state, cover_state + sizeof(Cover))
             for tree in prange(tree_begin, tree_end, schedule="dynamic"):
                 if state == NULL or R == NULL or sort == NULL:
                     out_of_memory[0] = 1
                     continue
-                _count_tree(
-                    paths, &store, state, block_rows, &ZT[0, 0], tree, R, sort
+                covered += _count_tree(
+                    paths, &store, state, block_rows, &ZT[0, 0], ZT32_data, tree, R,
+                    sort, <Cover *> cover_state, cover_gain,
                 )
+            free(cover_state)
             free(state)
             free(R)
             free(sort)
+        return covered
 
     def route_background(
         self, const double[:, ::1] ZT, uint64_t[:, ::1] directions, int n_threads
@@ -1312,6 +1381,22 @@ cdef void _explain_items(
         add_chunk_sums(values, partials, n_samples, n_chunks, row_values)
 
 
+def float32_copy(const double[:, ::1] ZT):
+    """``ZT`` as float32, if that is exact for every value (NaN too), else None.
+
+    One pass; the background's cover counts read it (see ``Paths.build``).
+    """
+    cdef Py_ssize_t n = ZT.shape[0] * ZT.shape[1]
+    cdef float[:, ::1] out
+    cdef int exact = 1
+    copy = np.empty((ZT.shape[0], ZT.shape[1]), dtype=np.float32)
+    out = copy
+    if n:
+        with nogil:
+            exact = float32_copy_exact(&ZT[0, 0], &out[0, 0], n)
+    return copy if exact else None
+
+
 cdef _Store _store(
     const Py_ssize_t[::1] offset, const unsigned char[::1] tabulated,
     double[::1] tables, uint64_t[::1] masks, Py_ssize_t table_base,
@@ -1327,5 +1412,6 @@ cdef _Store _store(
     store.mask_base = mask_base
     store.n_background = n_background
     store.gains = gains
+    store.reach = NULL
     return store
 

@@ -4,6 +4,13 @@
 from libc.math cimport fabs, isnan
 
 
+cdef extern from "_sides.h" nogil:
+    void sides_numeric(
+        const double *x, Py_ssize_t n, double threshold, unsigned char missing_left,
+        unsigned char *went_left,
+    )
+
+
 cdef struct Routing:
     # A TreeEnsemble's split conditions (see _table.py), read-only.
     const double *threshold
@@ -26,3 +33,21 @@ cdef inline bint goes_left(const Routing *routing, Py_ssize_t node, double x) no
         category = <int> x
         return (routing.bitset[node * 8 + category // 32] >> (category % 32)) & 1
     return x <= routing.threshold[node]
+
+
+cdef inline void route_block(
+    const Routing *routing, Py_ssize_t node, const double *x, Py_ssize_t n,
+    unsigned char *went_left,
+) noexcept nogil:
+    """``went_left[r] = goes_left(routing, node, x[r])`` for ``n`` values.
+
+    A plain numerical split (no categories, no zero as missing) takes a
+    vectorized loop (``_sides.h``).
+    """
+    cdef Py_ssize_t r
+    cdef unsigned char missing = routing.missing_left[node]
+    if routing.is_categorical[node] or missing & 2:
+        for r in range(n):
+            went_left[r] = goes_left(routing, node, x[r])
+        return
+    sides_numeric(x, n, routing.threshold[node], missing & 1, went_left)

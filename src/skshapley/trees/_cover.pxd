@@ -1,0 +1,293 @@
+# A tree's counts of the background's failure masks at its leaves, by a
+# cover of "count nodes" (for _interventional_core.pyx's fit).
+#
+# The walk of _interventional_core carries every background row down every
+# path and increments a count at every leaf: rows x leaves increments, most
+# of a fit's time for a large background. A row's failure masks at all the
+# leaves below a node n follow from its sides (left or right) at n's
+# ancestors and at the internal nodes of n's subtree: at most COVER_BITS
+# sides for a "count node", whose histogram of these keys (one increment a
+# row) gives each of its leaves' counts afterwards, key by key. The count
+# nodes cover the tree: every leaf is below exactly one. A full tree of depth
+# 6 has 8 of them (at depth 3, keys of 3 + 7 sides) for 64 leaves.
+#
+# The counts are the same exact integers as the walk's, so the values built
+# from them do not depend on which of the two counted.
+
+from libc.stdint cimport uint32_t
+from libc.string cimport memset
+
+from ._routing cimport Routing, route_block
+
+
+cdef extern from "_sides.h" nogil:
+    void sides_into_keys(uint32_t *keys, const unsigned char *went_left, int k, Py_ssize_t n)
+    void numeric_sides_into_keys(
+        uint32_t *keys, const double *x, double threshold, uint32_t missing_left,
+        int k, Py_ssize_t n,
+    )
+    void numeric_sides_into_keys32(
+        uint32_t *keys, const float *x, float threshold, uint32_t missing_left,
+        int k, Py_ssize_t n,
+    )
+    float float32_threshold(double threshold)
+
+# The most sides in a count node's key (its histogram has 2**COVER_BITS
+# entries at most, 8 KB), the most nodes of a tree the cover takes, the most
+# entries of a tree's histograms, and the background rows routed at once.
+cdef enum:
+    COVER_BITS = 11
+    COVER_MAX_NODES = 1024
+    COVER_MAX_ENTRIES = 1 << 16
+    COVER_BLOCK = 256
+
+
+cdef struct Cover:
+    # One thread's scratch; nodes are numbered from the tree's root (local).
+    unsigned char *went_left    # (COVER_BLOCK,)
+    uint32_t *keys              # (COVER_BLOCK,)
+    uint32_t *hist              # (COVER_MAX_ENTRIES,)
+    Py_ssize_t *parent          # (COVER_MAX_NODES,) each below
+    Py_ssize_t *depth
+    Py_ssize_t *below           # internal nodes of the subtree
+    Py_ssize_t *order           # the nodes in preorder
+    Py_ssize_t *counters        # the count nodes, in preorder
+    Py_ssize_t *key_nodes       # (COVER_MAX_NODES, COVER_BITS)
+    Py_ssize_t *n_keys          # per count node: its key's sides
+    Py_ssize_t *hist_start      # per count node: its histogram's first entry
+    double **leaf_counts        # (COVER_MAX_NODES,) see cover_count
+
+
+cdef inline Py_ssize_t cover_bytes() noexcept nogil:
+    """Bytes of a thread's Cover scratch (see cover_layout)."""
+    return cover_layout(NULL, NULL)
+
+
+cdef inline Py_ssize_t cover_layout(Cover *cover, char *state) noexcept nogil:
+    """Point ``cover``'s buffers into ``state``; return its bytes (8-aligned)."""
+    cdef Py_ssize_t used = 0, n = COVER_MAX_NODES, word = sizeof(Py_ssize_t)
+    if cover != NULL:
+        cover.went_left = <unsigned char *> state
+        cover.keys = <uint32_t *> (state + COVER_BLOCK)
+        cover.hist = <uint32_t *> (state + 5 * COVER_BLOCK)
+    used = 5 * COVER_BLOCK + 4 * COVER_MAX_ENTRIES
+    if cover != NULL:
+        cover.parent = <Py_ssize_t *> (state + used)
+        cover.depth = cover.parent + n
+        cover.below = cover.depth + n
+        cover.order = cover.below + n
+        cover.counters = cover.order + n
+        cover.n_keys = cover.counters + n
+        cover.hist_start = cover.n_keys + n
+        cover.key_nodes = cover.hist_start + n
+        cover.leaf_counts = <double **> (cover.key_nodes + COVER_BITS * n)
+    return used + (8 + COVER_BITS) * n * word
+
+
+cdef inline Py_ssize_t _plan(
+    Cover *cover, const Py_ssize_t *left, const Py_ssize_t *right,
+    Py_ssize_t root, Py_ssize_t n_nodes, Py_ssize_t *fixed_work,
+) noexcept nogil:
+    """The tree's count nodes and their keys; their number, or -1 if none fit.
+
+    ``fixed_work`` gets the histograms' entries times the leaves each
+    serves: the work of turning the histograms into the leaves' counts.
+    """
+    cdef Py_ssize_t top = 0, n_order = 0, i, node, child, c, n_counters = 0
+    cdef Py_ssize_t entries = 0, n_keys, up, j
+    # Preorder with parents and depths (an explicit stack in `counters`).
+    cover.counters[0] = 0
+    cover.depth[0] = 0
+    cover.parent[0] = -1
+    top = 1
+    while top:
+        top -= 1
+        node = cover.counters[top]
+        cover.order[n_order] = node
+        n_order += 1
+        if left[root + node] < 0:
+            continue
+        for j in range(2):  # the right child first: the left one is popped first
+            child = (right if j == 0 else left)[root + node] - root
+            if child <= 0 or child >= n_nodes or top >= n_nodes:
+                return -1
+            cover.parent[child] = node
+            cover.depth[child] = cover.depth[node] + 1
+            cover.counters[top] = child
+            top += 1
+    if n_order != n_nodes:
+        return -1
+    for i in range(n_order - 1, -1, -1):
+        node = cover.order[i]
+        cover.below[node] = 0
+        if left[root + node] >= 0:
+            cover.below[node] = (
+                1 + cover.below[left[root + node] - root]
+                + cover.below[right[root + node] - root]
+            )
+    # A node of the preorder is a count node if its key fits and no
+    # ancestor is one: then its subtree's nodes follow it in the preorder.
+    fixed_work[0] = 0
+    i = 0
+    while i < n_order:
+        node = cover.order[i]
+        n_keys = cover.depth[node] + cover.below[node]
+        if n_keys > COVER_BITS:
+            if left[root + node] < 0:
+                return -1  # a leaf deeper than a key
+            i += 1
+            continue
+        cover.counters[n_counters] = node
+        cover.n_keys[n_counters] = n_keys
+        cover.hist_start[n_counters] = entries
+        entries += (<Py_ssize_t> 1) << n_keys
+        if entries > COVER_MAX_ENTRIES:
+            return -1
+        fixed_work[0] += ((<Py_ssize_t> 1) << n_keys) * (cover.below[node] + 1)
+        # The key: the ancestors' sides from the root down, then the subtree's.
+        up = node
+        for j in range(cover.depth[node] - 1, -1, -1):
+            up = cover.parent[up]
+            cover.key_nodes[n_counters * COVER_BITS + j] = up
+        j = cover.depth[node]
+        while i < n_order and (
+            cover.order[i] == node or cover.depth[cover.order[i]] > cover.depth[node]
+        ):
+            if left[root + cover.order[i]] >= 0:
+                cover.key_nodes[n_counters * COVER_BITS + j] = cover.order[i]
+                j += 1
+            i += 1
+        n_counters += 1
+    return n_counters
+
+
+cdef inline void _histograms(
+    Cover *cover, Py_ssize_t n_counters, const Routing *routing,
+    const Py_ssize_t *feature, Py_ssize_t root, const double *ZT,
+    const float *ZT32, Py_ssize_t n_background,
+) noexcept nogil:
+    """Each count node's histogram of its keys over the background.
+
+    A key's sides at plain numerical splits go straight into the keys, from
+    ``ZT32`` (the background as floats, if they are its exact values) or
+    ``ZT``; the other splits' are routed by the models' rule first.
+    """
+    cdef Py_ssize_t first, n, node, c, k, r, column
+    cdef const Py_ssize_t *key_nodes
+    cdef uint32_t *hist
+    cdef uint32_t *keys = cover.keys
+    cdef unsigned char missing
+    memset(cover.hist, 0, sizeof(uint32_t) * (
+        cover.hist_start[n_counters - 1]
+        + ((<Py_ssize_t> 1) << cover.n_keys[n_counters - 1])
+    ))
+    first = 0
+    while first < n_background:
+        n = min(<Py_ssize_t> COVER_BLOCK, n_background - first)
+        for c in range(n_counters):
+            key_nodes = cover.key_nodes + c * COVER_BITS
+            memset(keys, 0, n * sizeof(uint32_t))
+            for k in range(cover.n_keys[c]):
+                node = root + key_nodes[k]
+                column = feature[node] * n_background + first
+                missing = routing.missing_left[node]
+                if routing.is_categorical[node] or missing & 2:
+                    route_block(routing, node, ZT + column, n, cover.went_left)
+                    sides_into_keys(keys, cover.went_left, k, n)
+                elif ZT32 != NULL:
+                    numeric_sides_into_keys32(
+                        keys, ZT32 + column, float32_threshold(routing.threshold[node]),
+                        missing & 1, k, n,
+                    )
+                else:
+                    numeric_sides_into_keys(
+                        keys, ZT + column, routing.threshold[node], missing & 1, k, n
+                    )
+            hist = cover.hist + cover.hist_start[c]
+            for r in range(n):
+                hist[keys[r]] += 1
+        first += n
+
+
+cdef inline void _leaf_counts(
+    const Cover *cover, Py_ssize_t c, Py_ssize_t leaf, const Py_ssize_t *left,
+    const Py_ssize_t *bit, Py_ssize_t root, double *counts,
+) noexcept nogil:
+    """Add the count node ``c``'s histogram to ``leaf``'s counts, by mask.
+
+    A background row fails the split at a key's node (sets the player's
+    bit of the leaf's mask) when it goes to the side the leaf is not on:
+    its side bit equals the leaf's side there (0 left). The mask of a key
+    is an OR of two lookups, of its low and its high six sides.
+    """
+    cdef Py_ssize_t n_keys = cover.n_keys[c], k, p, node, child, value
+    cdef const Py_ssize_t *key_nodes = cover.key_nodes + c * COVER_BITS
+    cdef const uint32_t *hist = cover.hist + cover.hist_start[c]
+    cdef Py_ssize_t side[COVER_BITS]
+    cdef Py_ssize_t player[COVER_BITS]
+    cdef Py_ssize_t low[64]
+    cdef Py_ssize_t high[64]
+    # Which key sides are on the leaf's path, and its side there.
+    for p in range(n_keys):
+        side[p] = -1
+    child = leaf
+    while cover.parent[child] >= 0:
+        node = cover.parent[child]
+        for p in range(n_keys):
+            if key_nodes[p] == node:
+                side[p] = 0 if left[root + node] == root + child else 1
+                player[p] = bit[root + node]
+        child = node
+    for value in range(64):
+        low[value] = 0
+        high[value] = 0
+        for p in range(min(n_keys, 6)):
+            if side[p] >= 0 and ((value >> p) & 1) == side[p]:
+                low[value] |= (<Py_ssize_t> 1) << player[p]
+        for p in range(6, n_keys):
+            if side[p] >= 0 and ((value >> (p - 6)) & 1) == side[p]:
+                high[value] |= (<Py_ssize_t> 1) << player[p]
+    for k in range((<Py_ssize_t> 1) << n_keys):
+        if hist[k]:
+            counts[low[k & 63] | high[k >> 6]] += hist[k]
+
+
+cdef inline bint cover_count(
+    Cover *cover, const Routing *routing, const Py_ssize_t *feature,
+    const Py_ssize_t *left, const Py_ssize_t *right, const Py_ssize_t *bit,
+    Py_ssize_t root, Py_ssize_t end, const double *ZT, const float *ZT32,
+    Py_ssize_t n_background, double min_gain,
+) noexcept nogil:
+    """Add the background's failure-mask counts to the leaves of one tree.
+
+    The tree's nodes are ``root`` to ``end``; ``cover.leaf_counts[node - root]``
+    is each leaf's table of 2**D counts (NULL: the leaf keeps masks, and
+    the tree is not counted here). Counts only if the tree fits the cover
+    and the increments it saves, ``n_background`` per node, are at least
+    ``min_gain`` times the work of turning histograms into counts; returns
+    whether it counted.
+    """
+    cdef Py_ssize_t n_nodes = end - root, n_counters, fixed_work, c, node, i
+    if n_nodes > COVER_MAX_NODES or n_background >= (<Py_ssize_t> 1) << 32:
+        return False
+    for node in range(n_nodes):
+        if left[root + node] < 0 and cover.leaf_counts[node] == NULL:
+            return False
+    n_counters = _plan(cover, left, right, root, n_nodes, &fixed_work)
+    if n_counters <= 0 or n_background * n_nodes < min_gain * fixed_work:
+        return False
+    _histograms(cover, n_counters, routing, feature, root, ZT, ZT32, n_background)
+    # Each count node's subtree follows it in the preorder.
+    i = 0
+    for c in range(n_counters):
+        while cover.order[i] != cover.counters[c]:
+            i += 1
+        node = cover.order[i]
+        while True:
+            if left[root + node] < 0:
+                _leaf_counts(cover, c, node, left, bit, root, cover.leaf_counts[node])
+            i += 1
+            if i == n_nodes or cover.depth[cover.order[i]] <= cover.depth[cover.counters[c]]:
+                break
+            node = cover.order[i]
+    return True
