@@ -56,6 +56,7 @@ cdef struct Cover:
     Py_ssize_t *n_keys          # per count node: its key's sides
     Py_ssize_t *hist_start      # per count node: its histogram's first entry
     double **leaf_counts        # (COVER_MAX_NODES,) see cover_count
+    Py_ssize_t *leaves          # (COVER_MAX_NODES,) see cover_leaves
 
 
 cdef inline Py_ssize_t cover_bytes() noexcept nogil:
@@ -81,15 +82,21 @@ cdef inline Py_ssize_t cover_layout(Cover *cover, char *state) noexcept nogil:
         cover.hist_start = cover.n_keys + n
         cover.key_nodes = cover.hist_start + n
         cover.leaf_counts = <double **> (cover.key_nodes + COVER_BITS * n)
-    return used + (8 + COVER_BITS) * n * word
+        cover.leaves = <Py_ssize_t *> (cover.leaf_counts + n)
+    return used + (9 + COVER_BITS) * n * word
 
 
-cdef inline Py_ssize_t _plan(
+cdef inline Py_ssize_t cover_plan(
     Cover *cover, const Py_ssize_t *left, const Py_ssize_t *right,
-    Py_ssize_t root, Py_ssize_t n_nodes, Py_ssize_t *fixed_work,
+    Py_ssize_t root, Py_ssize_t n_nodes, Py_ssize_t key_bits,
+    Py_ssize_t *fixed_work,
 ) noexcept nogil:
     """The tree's count nodes and their keys; their number, or -1 if none fit.
 
+    Keys of at most ``key_bits`` (at most COVER_BITS) sides: count nodes at
+    most that deep. The count nodes are ``cover.counters`` (local, in
+    preorder), their keys' nodes ``cover.key_nodes`` (local, COVER_BITS a
+    count node).
     ``fixed_work`` gets the histograms' entries times the leaves each
     serves: the work of turning the histograms into the leaves' counts.
     """
@@ -132,7 +139,7 @@ cdef inline Py_ssize_t _plan(
     while i < n_order:
         node = cover.order[i]
         n_keys = cover.depth[node] + cover.below[node]
-        if n_keys > COVER_BITS:
+        if n_keys > key_bits:
             if left[root + node] < 0:
                 return -1  # a leaf deeper than a key
             i += 1
@@ -161,6 +168,40 @@ cdef inline Py_ssize_t _plan(
     return n_counters
 
 
+cdef inline void block_keys(
+    uint32_t *keys, unsigned char *went_left, const Py_ssize_t *key_nodes,
+    Py_ssize_t n_keys, const Routing *routing, const Py_ssize_t *feature,
+    const double *X, const float *X32, Py_ssize_t stride, Py_ssize_t first,
+    Py_ssize_t n,
+) noexcept nogil:
+    """The keys of ``n`` rows from ``first``: their sides at ``key_nodes``.
+
+    ``X`` holds the rows by feature (``X[f * stride + row]``), ``X32`` the
+    same as floats if they are its exact values (else NULL). Sides at plain
+    numerical splits go straight into the keys; the other splits' are
+    routed by the models' rule first, through ``went_left`` (``n`` bytes).
+    """
+    cdef Py_ssize_t k, node, column
+    cdef unsigned char missing
+    memset(keys, 0, n * sizeof(uint32_t))
+    for k in range(n_keys):
+        node = key_nodes[k]
+        column = feature[node] * stride + first
+        missing = routing.missing_left[node]
+        if routing.is_categorical[node] or missing & 2:
+            route_block(routing, node, X + column, n, went_left)
+            sides_into_keys(keys, went_left, k, n)
+        elif X32 != NULL:
+            numeric_sides_into_keys32(
+                keys, X32 + column, float32_threshold(routing.threshold[node]),
+                missing & 1, k, n,
+            )
+        else:
+            numeric_sides_into_keys(
+                keys, X + column, routing.threshold[node], missing & 1, k, n
+            )
+
+
 cdef inline void _histograms(
     Cover *cover, Py_ssize_t n_counters, const Routing *routing,
     const Py_ssize_t *feature, Py_ssize_t root, const double *ZT,
@@ -168,15 +209,11 @@ cdef inline void _histograms(
 ) noexcept nogil:
     """Each count node's histogram of its keys over the background.
 
-    A key's sides at plain numerical splits go straight into the keys, from
-    ``ZT32`` (the background as floats, if they are its exact values) or
-    ``ZT``; the other splits' are routed by the models' rule first.
+    ``ZT32``: the background as floats, if exact (see block_keys).
     """
-    cdef Py_ssize_t first, n, node, c, k, r, column
-    cdef const Py_ssize_t *key_nodes
+    cdef Py_ssize_t first, n, c, r, k
+    cdef Py_ssize_t key_nodes[COVER_BITS]
     cdef uint32_t *hist
-    cdef uint32_t *keys = cover.keys
-    cdef unsigned char missing
     memset(cover.hist, 0, sizeof(uint32_t) * (
         cover.hist_start[n_counters - 1]
         + ((<Py_ssize_t> 1) << cover.n_keys[n_counters - 1])
@@ -185,48 +222,52 @@ cdef inline void _histograms(
     while first < n_background:
         n = min(<Py_ssize_t> COVER_BLOCK, n_background - first)
         for c in range(n_counters):
-            key_nodes = cover.key_nodes + c * COVER_BITS
-            memset(keys, 0, n * sizeof(uint32_t))
             for k in range(cover.n_keys[c]):
-                node = root + key_nodes[k]
-                column = feature[node] * n_background + first
-                missing = routing.missing_left[node]
-                if routing.is_categorical[node] or missing & 2:
-                    route_block(routing, node, ZT + column, n, cover.went_left)
-                    sides_into_keys(keys, cover.went_left, k, n)
-                elif ZT32 != NULL:
-                    numeric_sides_into_keys32(
-                        keys, ZT32 + column, float32_threshold(routing.threshold[node]),
-                        missing & 1, k, n,
-                    )
-                else:
-                    numeric_sides_into_keys(
-                        keys, ZT + column, routing.threshold[node], missing & 1, k, n
-                    )
+                key_nodes[k] = root + cover.key_nodes[c * COVER_BITS + k]
+            block_keys(
+                cover.keys, cover.went_left, key_nodes, cover.n_keys[c], routing,
+                feature, ZT, ZT32, n_background, first, n,
+            )
             hist = cover.hist + cover.hist_start[c]
             for r in range(n):
-                hist[keys[r]] += 1
+                hist[cover.keys[r]] += 1
         first += n
 
 
-cdef inline void _leaf_counts(
-    const Cover *cover, Py_ssize_t c, Py_ssize_t leaf, const Py_ssize_t *left,
-    const Py_ssize_t *bit, Py_ssize_t root, double *counts,
+cdef inline Py_ssize_t cover_leaves(
+    const Cover *cover, Py_ssize_t c, Py_ssize_t n_nodes, const Py_ssize_t *left,
+    Py_ssize_t root, Py_ssize_t *leaves,
 ) noexcept nogil:
-    """Add the count node ``c``'s histogram to ``leaf``'s counts, by mask.
+    """The leaves below count node ``c`` (local, in preorder); their number."""
+    cdef Py_ssize_t i = 0, node, n_leaves = 0, top = cover.counters[c]
+    while cover.order[i] != top:
+        i += 1
+    while True:  # the count node's subtree follows it in the preorder
+        node = cover.order[i]
+        if left[root + node] < 0:
+            leaves[n_leaves] = node
+            n_leaves += 1
+        i += 1
+        if i == n_nodes or cover.depth[cover.order[i]] <= cover.depth[top]:
+            return n_leaves
 
-    A background row fails the split at a key's node (sets the player's
-    bit of the leaf's mask) when it goes to the side the leaf is not on:
-    its side bit equals the leaf's side there (0 left). The mask of a key
-    is an OR of two lookups, of its low and its high six sides.
+
+cdef inline void leaf_failures(
+    const Cover *cover, Py_ssize_t c, Py_ssize_t leaf, const Py_ssize_t *left,
+    const Py_ssize_t *bit, Py_ssize_t root, Py_ssize_t *low, Py_ssize_t *high,
+) noexcept nogil:
+    """The failure mask at ``leaf`` of each key of count node ``c``.
+
+    A row fails the split at a key's node (sets that player's bit of the
+    leaf's mask) when it goes to the side the leaf is not on: its side bit
+    equals the leaf's side there (0 left). The mask of key ``k`` is
+    ``low[k & 63] | high[k >> 6]`` (64 entries each): its low and high six
+    sides' parts.
     """
-    cdef Py_ssize_t n_keys = cover.n_keys[c], k, p, node, child, value
+    cdef Py_ssize_t n_keys = cover.n_keys[c], p, node, child, value
     cdef const Py_ssize_t *key_nodes = cover.key_nodes + c * COVER_BITS
-    cdef const uint32_t *hist = cover.hist + cover.hist_start[c]
     cdef Py_ssize_t side[COVER_BITS]
     cdef Py_ssize_t player[COVER_BITS]
-    cdef Py_ssize_t low[64]
-    cdef Py_ssize_t high[64]
     # Which key sides are on the leaf's path, and its side there.
     for p in range(n_keys):
         side[p] = -1
@@ -247,9 +288,6 @@ cdef inline void _leaf_counts(
         for p in range(6, n_keys):
             if side[p] >= 0 and ((value >> (p - 6)) & 1) == side[p]:
                 high[value] |= (<Py_ssize_t> 1) << player[p]
-    for k in range((<Py_ssize_t> 1) << n_keys):
-        if hist[k]:
-            counts[low[k & 63] | high[k >> 6]] += hist[k]
 
 
 cdef inline bint cover_count(
@@ -267,27 +305,28 @@ cdef inline bint cover_count(
     ``min_gain`` times the work of turning histograms into counts; returns
     whether it counted.
     """
-    cdef Py_ssize_t n_nodes = end - root, n_counters, fixed_work, c, node, i
+    cdef Py_ssize_t n_nodes = end - root, n_counters, fixed_work, c, node, i, k
+    cdef Py_ssize_t n_leaves
+    cdef const uint32_t *hist
+    cdef double *counts
+    cdef Py_ssize_t low[64]
+    cdef Py_ssize_t high[64]
     if n_nodes > COVER_MAX_NODES or n_background >= (<Py_ssize_t> 1) << 32:
         return False
     for node in range(n_nodes):
         if left[root + node] < 0 and cover.leaf_counts[node] == NULL:
             return False
-    n_counters = _plan(cover, left, right, root, n_nodes, &fixed_work)
+    n_counters = cover_plan(cover, left, right, root, n_nodes, COVER_BITS, &fixed_work)
     if n_counters <= 0 or n_background * n_nodes < min_gain * fixed_work:
         return False
     _histograms(cover, n_counters, routing, feature, root, ZT, ZT32, n_background)
-    # Each count node's subtree follows it in the preorder.
-    i = 0
     for c in range(n_counters):
-        while cover.order[i] != cover.counters[c]:
-            i += 1
-        node = cover.order[i]
-        while True:
-            if left[root + node] < 0:
-                _leaf_counts(cover, c, node, left, bit, root, cover.leaf_counts[node])
-            i += 1
-            if i == n_nodes or cover.depth[cover.order[i]] <= cover.depth[cover.counters[c]]:
-                break
-            node = cover.order[i]
+        hist = cover.hist + cover.hist_start[c]
+        n_leaves = cover_leaves(cover, c, n_nodes, left, root, cover.leaves)
+        for i in range(n_leaves):
+            leaf_failures(cover, c, cover.leaves[i], left, bit, root, low, high)
+            counts = cover.leaf_counts[cover.leaves[i]]
+            for k in range((<Py_ssize_t> 1) << cover.n_keys[c]):
+                if hist[k]:
+                    counts[low[k & 63] | high[k >> 6]] += hist[k]
     return True
