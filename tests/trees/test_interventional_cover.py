@@ -173,3 +173,80 @@ def test_background_of_float64_values_is_routed_in_float64(count_by):
         count_by(how)
         values[how] = fitted(model, background).explain(X[300::-40]).to_numpy()
     np.testing.assert_array_equal(values["covers"], values["walks"])
+
+
+# Row covers: rows' Shapley values from each count node's table of summed
+# gains, where every tree's tables are kept from fit.
+
+
+def row_cover_count(explainer) -> int:
+    covers = explainer._background._plan.row_covers
+    return len(covers[2]) if covers else 0
+
+
+@pytest.mark.parametrize("make", MODELS[:-1], ids=lambda make: make.__name__)
+@pytest.mark.parametrize("key_bits", [6, 8, 11])
+def test_row_covers_agree_with_walks(make, key_bits, monkeypatch):
+    # The same gains, summed per count node before they are added: equal
+    # to the walks' values to rounding.
+    model, X = make()
+    background, rows = X[:150], X[300:340]
+    monkeypatch.setattr(_interventional, "_ROW_COVER_BITS", -1)
+    walked = fitted(model, background).explain(rows).to_numpy()
+    monkeypatch.setattr(_interventional, "_ROW_COVER_BITS", key_bits)
+    explainer = fitted(model, background)
+    assert row_cover_count(explainer) > 0
+    covered = explainer.explain(rows).to_numpy()
+    scale = np.abs(explainer.raw_predict(background)).max()
+    np.testing.assert_allclose(covered, walked, rtol=0, atol=1e-13 * scale)
+
+
+def test_row_covers_against_brute_force():
+    # Categories, zero as missing, NaN, three classes: the model's own raw
+    # scores on every hybrid row.
+    from naive import interventional_shapley
+
+    model, X = lightgbm_multiclass()
+    background, rows = X[:40], X[300:303]
+    explainer = fitted(model, background)
+    assert row_cover_count(explainer) > 0
+    phi = explainer.explain(rows).to_numpy()
+    scale = np.abs(model.predict(background, raw_score=True)).max()
+    for r in range(len(rows)):
+        expected = interventional_shapley(
+            lambda hybrid: model.predict(hybrid, raw_score=True), rows[r], background
+        )
+        np.testing.assert_allclose(
+            phi[r], expected.T.ravel(), rtol=0, atol=1e-12 * scale
+        )
+
+
+@pytest.mark.parametrize("make", [xgboost_with_nan, lightgbm_multiclass])
+def test_row_covers_give_the_same_bits_on_any_schedule(make, monkeypatch):
+    # Threads, blocks of rows, one row or many: the same sums in the same order.
+    model, X = make()
+    background, rows = X[:150], X[300:340]
+    reference = fitted(model, background).explain(rows).to_numpy()
+    monkeypatch.setattr(_interventional, "_BLOCK_ROWS", 3)
+    for n_jobs in (1, 2):
+        explainer = fitted(model, background).set_params(n_jobs=n_jobs)
+        assert row_cover_count(explainer) > 0
+        np.testing.assert_array_equal(explainer.explain(rows).to_numpy(), reference)
+        np.testing.assert_array_equal(
+            explainer.explain(rows[5:6]).to_numpy(), reference[5:6]
+        )
+
+
+def test_row_covers_only_where_every_table_is_kept(monkeypatch):
+    # Tables rebuilt at each call keep no row covers: the rows walk.
+    model, X = xgboost_with_nan()
+    kept = fitted(model, X[:100])._background._kept
+    assert kept.row_tables.size > 0
+    monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", 0)
+    assert row_cover_count(fitted(model, X[:100])) == 0
+    # Nor where the tables fit the budget but the row covers' would not.
+    tables_and_masks = 8 * (kept.tables.size + kept.masks.size)
+    monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", tables_and_masks)
+    explainer = fitted(model, X[:100])
+    assert explainer._background._kept is not None
+    assert row_cover_count(explainer) == 0

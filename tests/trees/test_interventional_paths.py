@@ -45,7 +45,10 @@ def values(model, background, rows, n_jobs=1):
 )
 def test_every_path_gives_the_same_bits(monkeypatch, budget, table_bits, block):
     # One chunk of trees: values summed tree after tree, however batches cut
-    # them (a chunk's sums are cut where a batch ends).
+    # them (a chunk's sums are cut where a batch ends). Rows walk every tree:
+    # row covers add each count node's leaves first, to the walks' rounding
+    # (test_interventional_cover.py).
+    monkeypatch.setattr(_interventional, "_ROW_COVER_BITS", -1)
     monkeypatch.setattr(
         _interventional,
         "tree_chunks",

@@ -151,7 +151,9 @@ def test_one_row_equals_shap():
 @pytest.mark.parametrize("table_bits", [-1, 3], ids=["masks-only", "tables-and-masks"])
 def test_every_leaf_kind_gives_the_same_bits_in_chunks(monkeypatch, table_bits):
     # Leaves that keep their distinct failure masks sum the same counts in
-    # the same order as tables, chunk by chunk too.
+    # the same order as tables, chunk by chunk too (rows walk every tree:
+    # row covers round apart, test_interventional_cover.py).
+    monkeypatch.setattr(_interventional, "_ROW_COVER_BITS", -1)
     model, X = forest()
     background, rows = X[:60], X[100:131]
     tabulated = _explainer(model, background, 1)

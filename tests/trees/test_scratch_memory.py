@@ -180,6 +180,7 @@ def test_interventional_tables_are_built_in_a_quarter_of_max_memory(monkeypatch)
         return blocks[-1][1]
 
     monkeypatch.setattr(_interventional, "_fitting_block", fitting_block)
+    monkeypatch.setattr(_interventional, "_TABLE_BUDGET_BYTES", 0)
     background = explainer.fit(X[:20])._background
     assert background._kept is None  # built at each call
     pd.testing.assert_frame_equal(explainer.explain(X[20:40]), expected)

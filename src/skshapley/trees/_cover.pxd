@@ -330,3 +330,74 @@ cdef inline bint cover_count(
                 if hist[k]:
                     counts[low[k & 63] | high[k >> 6]] += hist[k]
     return True
+
+
+# Row covers: the same count nodes (with shorter keys) serve rows at explain.
+# A row's success masks at the leaves below a count node follow from its key
+# as a background row's failure masks do, so the sum over those leaves of
+# each leaf's value times its gains is a table over the keys: one lookup
+# and a few additions a row, instead of a walk to every leaf.
+
+cdef inline Py_ssize_t cover_players(
+    Cover *cover, Py_ssize_t c, Py_ssize_t n_nodes, const Py_ssize_t *left,
+    const Py_ssize_t *bit, const Py_ssize_t *players_start,
+    const Py_ssize_t *players, Py_ssize_t root, Py_ssize_t *out,
+) noexcept nogil:
+    """The distinct players on count node ``c``'s leaves' paths; their number.
+
+    In the order the preorder of its leaves meets them (at most its key's
+    sides). Overwrites ``cover.leaves``.
+    """
+    cdef Py_ssize_t n_leaves, i, b, j, player, n_players = 0, leaf
+    n_leaves = cover_leaves(cover, c, n_nodes, left, root, cover.leaves)
+    for i in range(n_leaves):
+        leaf = root + cover.leaves[i]
+        for b in range(bit[leaf]):
+            player = players[players_start[leaf] + b]
+            for j in range(n_players):
+                if out[j] == player:
+                    break
+            else:
+                out[n_players] = player
+                n_players += 1
+    return n_players
+
+
+cdef inline void fill_row_table(
+    Cover *cover, Py_ssize_t c, Py_ssize_t n_nodes, Py_ssize_t root,
+    const Py_ssize_t *left, const Py_ssize_t *bit, const Py_ssize_t *players_start,
+    const Py_ssize_t *players, const double *value, Py_ssize_t value_stride,
+    Py_ssize_t width, const Py_ssize_t *slots, Py_ssize_t n_slots, double *table,
+) noexcept nogil:
+    """Count node ``c``'s row table: ``table[(key * width + o) * n_slots + j]``.
+
+    The sum over its leaves of value ``o`` times the gain of player
+    ``slots[j]`` at the success mask the key gives (the complement of its
+    failure mask on the leaf's D players). ``cover.leaf_counts`` holds
+    each leaf's gains (``_tabulate``'s tables).
+    """
+    cdef Py_ssize_t n_leaves, i, b, j, k, o, D, leaf, success, n_keys = cover.n_keys[c]
+    cdef Py_ssize_t low[64]
+    cdef Py_ssize_t high[64]
+    cdef Py_ssize_t slot[COVER_BITS]
+    cdef const double *gains
+    cdef const double *leaf_value
+    cdef double *entry
+    memset(table, 0, sizeof(double) * (n_slots * width) << n_keys)
+    n_leaves = cover_leaves(cover, c, n_nodes, left, root, cover.leaves)
+    for i in range(n_leaves):
+        leaf = root + cover.leaves[i]
+        D = bit[leaf]
+        for b in range(D):
+            for j in range(n_slots):
+                if slots[j] == players[players_start[leaf] + b]:
+                    slot[b] = j
+        leaf_failures(cover, c, cover.leaves[i], left, bit, root, low, high)
+        leaf_value = value + leaf * value_stride
+        for k in range((<Py_ssize_t> 1) << n_keys):
+            success = ~(low[k & 63] | high[k >> 6]) & (((<Py_ssize_t> 1) << D) - 1)
+            gains = cover.leaf_counts[cover.leaves[i]] + success * D
+            entry = table + k * width * n_slots
+            for o in range(width):
+                for b in range(D):
+                    entry[o * n_slots + slot[b]] += leaf_value[o] * gains[b]

@@ -44,6 +44,15 @@ _MAX_TABLE_BITS = 14
 # reading the cover's histograms into the leaves (negative: never).
 _COVER_GAIN = 4.0
 
+# Trees a cover takes, whose leaves all keep tables, serve rows' Shapley
+# values from row covers (_cover.pxd): count nodes with keys of at most
+# _ROW_COVER_BITS sides (negative: none), whose tables of every key's summed
+# gains are kept with the leaves' (at most as large for full trees: depth
+# 6 makes 16 count nodes with 7-side keys, 14,000 doubles against the
+# leaves' 24,500). A row then takes one lookup and a few additions per
+# count node instead of a walk to every leaf.
+_ROW_COVER_BITS = 8
+
 # When tables are rebuilt at each call, a few rows walk each tree with the
 # background rows instead (Background._pairs_pay): if rows * trees * depth *
 # _PAIR_NODES is at most the nodes, and at most _MAX_PAIR_ROWS rows. Measured
@@ -81,6 +90,9 @@ class _Plan:
     (interactions); ``batches`` are ``(first tree, end tree, first table, end table,
     first mask, end mask)``; ``chunks`` are, per batch, the starts of its
     chunks of trees, then its end tree (see ``Paths.explain``).
+    ``row_covers`` are ``Paths.row_covers``'s arrays with each count node's
+    offset in the row tables (empty: none), ``row_at`` (per tree, then
+    the end) where each tree's row tables start.
     """
 
     offset: np.ndarray
@@ -89,6 +101,8 @@ class _Plan:
     batches: list
     chunks: list
     gains: bool
+    row_covers: tuple
+    row_at: np.ndarray
 
 
 @dataclass
@@ -97,7 +111,8 @@ class _Batch:
 
     ``reach`` holds, per node, the background rows reaching each of the
     batch's leaves; ``covered`` is the number of its trees counted by their
-    covers (the others by a walk of the background).
+    covers (the others by a walk of the background); ``row_tables`` its
+    row covers' tables, from the plan's offset ``row_table_base``.
     """
 
     table_base: int
@@ -105,6 +120,8 @@ class _Batch:
     tables: np.ndarray
     masks: np.ndarray
     reach: np.ndarray
+    row_table_base: int
+    row_tables: np.ndarray
     covered: int = 0
 
 
@@ -261,6 +278,7 @@ class Background:
                 XT, chunk_start, plan.offset, plan.tabulated, batch.tables,
                 batch.masks, batch.table_base, batch.mask_base,
                 self.n_background, out, out.ndim == 4, block, partials,
+                plan.row_covers, batch.row_tables, batch.row_table_base,
                 n_threads, out_of_memory,
             )  # fmt: skip
             _check_memory(out_of_memory)
@@ -354,26 +372,35 @@ class Background:
         # the system's zeroing of its pages at each batch.
         tables = np.empty(max(b[3] - b[2] for b in plan.batches))
         masks = np.empty(max(b[5] - b[4] for b in plan.batches), dtype=np.uint64)
+        rows = np.empty(max(np.diff(plan.row_at[[b[0], b[1]]])[0] for b in plan.batches))
         for batch in plan.batches:
-            yield self._built(plan, batch, n_threads, tables, masks)
+            yield self._built(plan, batch, n_threads, (tables, masks, rows))
 
     def _built(
-        self, plan: _Plan, batch: tuple, n_threads: int, tables=None, masks=None
+        self, plan: _Plan, batch: tuple, n_threads: int, buffers=None
     ) -> _Batch:
         """One batch of trees, its leaves' tables and masks filled.
 
-        In ``tables`` and ``masks`` if given (large enough), else in new arrays.
+        In ``buffers`` (tables, masks, row tables) if given (large enough),
+        else in new arrays.
         """
         first_tree, end_tree, first_table, end_table, first_mask, end_mask = batch
-        if tables is None:
-            tables = np.empty(end_table - first_table)
-            masks = np.empty(end_mask - first_mask, dtype=np.uint64)
+        first_row, end_row = plan.row_at[first_tree], plan.row_at[end_tree]
+        if buffers is None:
+            buffers = (
+                np.empty(end_table - first_table),
+                np.empty(end_mask - first_mask, dtype=np.uint64),
+                np.empty(end_row - first_row),
+            )
+        tables, masks, rows = buffers
         built = _Batch(
             first_table,
             first_mask,
             tables[: end_table - first_table],
             masks[: end_mask - first_mask],
             np.zeros(len(self._bit)),
+            int(first_row),
+            rows[: end_row - first_row],
         )
         out_of_memory = np.zeros(1, dtype=np.intc)
         paths = self._paths()
@@ -388,7 +415,8 @@ class Background:
             built.tables, built.masks, first_table, first_mask, plan.table_bits,
             plan.gains, _fitting_block(paths, 0, scratch), cover_gain,
             _interventional_core.float32_copy(self._background) if cover_gain >= 0
-            else None, built.reach, n_threads, out_of_memory,
+            else None, built.reach, plan.row_covers, built.row_tables,
+            built.row_table_base, n_threads, out_of_memory,
         )  # fmt: skip
         _check_memory(out_of_memory)
         return built
@@ -416,12 +444,15 @@ class Background:
         mask_size = np.where(tabulated, 0, 1 + self.n_background * (self._words + 1))
         table_end = np.cumsum(table_size)
         mask_end = np.cumsum(mask_size)
+        is_tabulated = np.zeros(len(self._bit), dtype=np.uint8)
+        is_tabulated[self._leaves] = tabulated
+        row_covers, row_at = self._row_covers(
+            is_tabulated, gains, 8 * (table_end[-1] + mask_end[-1])
+        )
         offset = np.zeros(len(self._bit), dtype=np.intp)
         offset[self._leaves] = np.where(
             tabulated, table_end - table_size, mask_end - mask_size
         )
-        is_tabulated = np.zeros(len(self._bit), dtype=np.uint8)
-        is_tabulated[self._leaves] = tabulated
         # Each tree's leaves end at these positions of the leaf arrays.
         tree_end = np.searchsorted(self._leaves, self._roots[1:])
         table_at = np.concatenate([[0], table_end])[np.concatenate([[0], tree_end])]
@@ -431,7 +462,7 @@ class Background:
             return (first, end, int(table_at[first]), int(table_at[end]),
                     int(mask_at[first]), int(mask_at[end]))  # fmt: skip
 
-        per_tree = 8 * (np.diff(table_at) + np.diff(mask_at))
+        per_tree = 8 * (np.diff(table_at) + np.diff(mask_at) + np.diff(row_at))
         self._check_tree_bytes(per_tree, tree_end)
         batches, first, size = [], 0, 0
         for tree, tree_bytes in enumerate(per_tree):
@@ -442,7 +473,28 @@ class Background:
         batches.append(span(first, len(table_at) - 1))
         bits = int(n_bits[tabulated].max()) if tabulated.any() else -1
         chunks = self._chunks(tree_end, gains, batches)
-        return _Plan(offset, is_tabulated, bits, batches, chunks, gains)
+        return _Plan(
+            offset, is_tabulated, bits, batches, chunks, gains, row_covers, row_at
+        )
+
+    def _row_covers(self, tabulated: np.ndarray, gains: bool, kept_bytes: int) -> tuple:
+        """The row covers (Shapley values only) with their tables' offsets.
+
+        Only where all the tables are kept from fit, with the row covers'
+        (``kept_bytes`` of tables and masks besides): rows then save more
+        than the tables cost to build. Returns ``Paths.row_covers``'s arrays
+        with each count node's offset in place of its size (empty if none),
+        and where each tree's row tables start (per tree, then the end).
+        """
+        none = (), np.zeros(len(self._roots), dtype=np.intp)
+        if not gains or _ROW_COVER_BITS < 0:
+            return none
+        *plan, sizes = self._paths().row_covers(_ROW_COVER_BITS, tabulated)
+        end = np.cumsum(sizes)
+        if kept_bytes + 8 * (end[-1] if len(end) else 0) > self._table_budget:
+            return none
+        row_at = np.concatenate([[0], end])[plan[1]].astype(np.intp)
+        return (*plan, end - sizes), row_at
 
     def _check_tree_bytes(self, per_tree: np.ndarray, tree_end: np.ndarray) -> None:
         """Refuse a tree whose tables and masks need more than the budget.

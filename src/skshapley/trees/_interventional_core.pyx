@@ -54,7 +54,7 @@ the values do not depend on the schedule.
 """
 
 from cython.parallel cimport parallel, prange
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcmp, memcpy, memmove, memset
 
@@ -64,9 +64,13 @@ from ._cover cimport (
     COVER_MAX_ENTRIES,
     COVER_MAX_NODES,
     Cover,
+    block_keys,
     cover_bytes,
     cover_count,
     cover_layout,
+    cover_plan,
+    cover_players,
+    fill_row_table,
 )
 from ._routing cimport Routing, goes_left, route_block
 
@@ -147,6 +151,18 @@ cdef struct _Store:
     bint gains                      # tabulate the counts (Shapley values)
     double *reach                   # per node: the background rows reaching
                                     # it, set at leaves by the counts
+    # Row covers (see _cover.pxd), or rc_tree_start NULL: per tree, its
+    # count nodes (global numbers), each with its key's nodes (COVER_BITS
+    # a count node), its players, and its table's offset in row_tables.
+    Py_ssize_t rc_key_bits          # the most sides of a key
+    const Py_ssize_t *rc_tree_start # (n_trees + 1,)
+    const Py_ssize_t *rc_n_keys
+    const Py_ssize_t *rc_keys
+    const Py_ssize_t *rc_n_players
+    const Py_ssize_t *rc_players
+    const Py_ssize_t *rc_offset
+    double *row_tables
+    Py_ssize_t row_table_base
 
 
 # What a walk does at the leaves.
@@ -172,6 +188,7 @@ cdef struct _Walk:
     uint64_t *row_mask              # scratch (words,)
     unsigned char *went_left        # (levels, n)
     unsigned char *side             # (levels,): the child being walked
+    uint32_t *keys                  # (n,): the rows' keys at a row cover
 
 
 cdef Py_ssize_t _layout(
@@ -200,6 +217,9 @@ cdef Py_ssize_t _layout(
     used += (levels * block + 7) // 8 * 8
     walk.side = <unsigned char *> (state + used)
     used += (levels + 7) // 8 * 8
+    walk.keys = <uint32_t *> (state + used)
+    used += block * 8  # linear in the block, as _fitting_block assumes
+    # Last: laid out without it, the other parts are where they are with it.
     walk.partial = <double *> (state + used)
     used += block * row_values * 8
     return used
@@ -738,6 +758,59 @@ cdef bint _count_tree(
     return covered
 
 
+cdef void _serve_row_covers(
+    const _Paths *paths, const _Store *store, _Walk *walk, Py_ssize_t tree
+) noexcept nogil:
+    """Add the block's values at ``tree`` from its row covers' tables."""
+    cdef Py_ssize_t g, r, o, j, n_players, width = paths.tree_width[tree]
+    cdef Py_ssize_t row_size = paths.n_outputs * paths.n_players
+    cdef const Py_ssize_t *players
+    cdef const double *table
+    cdef const double *entry
+    cdef double *phi
+    for g in range(store.rc_tree_start[tree], store.rc_tree_start[tree + 1]):
+        block_keys(
+            walk.keys, walk.went_left, store.rc_keys + g * COVER_BITS,
+            store.rc_n_keys[g], &paths.routing, paths.feature, walk.X, NULL,
+            walk.stride, walk.first, walk.n,
+        )
+        n_players = store.rc_n_players[g]
+        players = store.rc_players + g * COVER_BITS
+        table = store.row_tables + store.rc_offset[g] - store.row_table_base
+        phi = walk.out + paths.tree_output[tree] * paths.n_players
+        for r in range(walk.n):
+            entry = table + walk.keys[r] * width * n_players
+            for o in range(width):
+                for j in range(n_players):
+                    phi[o * paths.n_players + players[j]] += entry[o * n_players + j]
+            phi += row_size
+
+
+cdef void _fill_row_tables(
+    const _Paths *paths, const _Store *store, Cover *cover, Py_ssize_t tree
+) noexcept nogil:
+    """Fill ``tree``'s row covers' tables from its leaves' gains."""
+    cdef Py_ssize_t root = paths.roots[tree], n_nodes = paths.roots[tree + 1] - root
+    cdef Py_ssize_t first = store.rc_tree_start[tree], node, c, g, unused
+    for node in range(root, root + n_nodes):
+        if paths.left[node] < 0:
+            cover.leaf_counts[node - root] = (
+                store.tables + store.offset[node] - store.table_base
+            )
+    # The count nodes Paths.row_covers found: the same plan, the same order.
+    cover_plan(
+        cover, paths.left, paths.right, root, n_nodes, store.rc_key_bits, &unused
+    )
+    for c in range(store.rc_tree_start[tree + 1] - first):
+        g = first + c
+        fill_row_table(
+            cover, c, n_nodes, root, paths.left, paths.bit, paths.players_start,
+            paths.players, paths.value, paths.value_stride, paths.tree_width[tree],
+            store.rc_players + g * COVER_BITS, store.rc_n_players[g],
+            store.row_tables + store.rc_offset[g] - store.row_table_base,
+        )
+
+
 cdef void _explain_block(
     const _Paths *paths, const _Store *store, char *state, Py_ssize_t block_rows,
     const double *XT, Py_ssize_t n_samples, Py_ssize_t first, _Task task,
@@ -758,7 +831,13 @@ cdef void _explain_block(
     walk.first = first
     walk.n = min(block_rows, n_samples - first)
     for tree in range(tree_begin, tree_end):
-        _walk_tree(paths, store, &walk, tree)
+        if (
+            task == _SHAPLEY and store.rc_tree_start != NULL
+            and store.rc_tree_start[tree + 1] > store.rc_tree_start[tree]
+        ):
+            _serve_row_covers(paths, store, &walk, tree)
+        else:
+            _walk_tree(paths, store, &walk, tree)
 
 
 cdef void _explain_chunks(
@@ -1124,6 +1203,64 @@ cdef class Paths:
         self.paths.levels = max_depth + 1
         self.paths.max_bits = max_bits
 
+    def row_covers(self, Py_ssize_t key_bits, const unsigned char[::1] tabulated):
+        """The trees' row covers (see ``_cover.pxd``), keys of ``key_bits`` sides at most.
+
+        For each tree a cover takes whose leaves all keep tables. Returns
+        ``(key_bits, tree_start, n_keys, keys, n_players, players, sizes)``:
+        per tree, its first count node (then their number); per count node,
+        its key's sides and nodes (``COVER_BITS`` a row), its players (as
+        many) and its table's doubles.
+        """
+        cdef const _Paths *paths = &self.paths
+        cdef Py_ssize_t n_trees = self.roots.shape[0] - 1, n_nodes_all = self.left.shape[0]
+        cdef Py_ssize_t tree, root, n_nodes, node, c, k, found, unused, total = 0
+        cdef unsigned char[::1] state = np.empty(
+            sizeof(Cover) + cover_bytes(), dtype=np.uint8
+        )
+        cdef Cover *cover = <Cover *> &state[0]
+        tree_start = np.zeros(n_trees + 1, dtype=np.intp)
+        n_keys = np.zeros(n_nodes_all, dtype=np.intp)
+        keys = np.zeros((n_nodes_all, COVER_BITS), dtype=np.intp)
+        n_players = np.zeros(n_nodes_all, dtype=np.intp)
+        players = np.zeros((n_nodes_all, COVER_BITS), dtype=np.intp)
+        sizes = np.zeros(n_nodes_all, dtype=np.intp)
+        cdef Py_ssize_t[::1] tree_start_view = tree_start, n_keys_view = n_keys
+        cdef Py_ssize_t[::1] n_players_view = n_players, sizes_view = sizes
+        cdef Py_ssize_t[:, ::1] keys_view = keys, players_view = players
+        cover_layout(cover, <char *> &state[0] + sizeof(Cover))
+        key_bits = min(key_bits, <Py_ssize_t> COVER_BITS)
+        for tree in range(n_trees):
+            tree_start_view[tree] = total
+            root = paths.roots[tree]
+            n_nodes = paths.roots[tree + 1] - root
+            if n_nodes > COVER_MAX_NODES or key_bits < 0:
+                continue
+            for node in range(root, root + n_nodes):
+                if paths.left[node] < 0 and not tabulated[node]:
+                    break
+            else:
+                found = cover_plan(
+                    cover, paths.left, paths.right, root, n_nodes, key_bits, &unused
+                )
+                for c in range(max(found, 0)):
+                    n_keys_view[total] = cover.n_keys[c]
+                    for k in range(cover.n_keys[c]):
+                        keys_view[total, k] = root + cover.key_nodes[c * COVER_BITS + k]
+                    n_players_view[total] = cover_players(
+                        cover, c, n_nodes, paths.left, paths.bit, paths.players_start,
+                        paths.players, root, &players_view[total, 0],
+                    )
+                    sizes_view[total] = (
+                        n_players_view[total] * paths.tree_width[tree]
+                    ) << cover.n_keys[c]
+                    total += 1
+        tree_start_view[n_trees] = total
+        return (
+            key_bits, tree_start, n_keys[:total], keys[:total], n_players[:total],
+            players[:total], sizes[:total],
+        )
+
     @staticmethod
     def cover_scratch_bytes():
         """Bytes of the scratch one building thread counts covers in."""
@@ -1143,7 +1280,8 @@ cdef class Paths:
         double[::1] tables, uint64_t[::1] masks, Py_ssize_t table_base,
         Py_ssize_t mask_base, Py_ssize_t table_bits, bint gains,
         Py_ssize_t block_rows, double cover_gain, const float[:, ::1] ZT32,
-        double[::1] reach, int n_threads, int[::1] out_of_memory,
+        double[::1] reach, tuple row_covers, double[::1] row_tables,
+        Py_ssize_t row_table_base, int n_threads, int[::1] out_of_memory,
     ):
         """Fill the trees' leaves' tables or masks.
 
@@ -1155,7 +1293,10 @@ cdef class Paths:
         (:func:`float32_copy`, or None), else by walking the background;
         returns the number of trees counted by their covers. One thread per tree: the values do not depend on the
         threads, nor on which counted. ``reach`` (per node) gets the
-        background rows that reach each of the trees' leaves.
+        background rows that reach each of the trees' leaves. With ``gains``,
+        the ``row_covers`` (:meth:`row_covers`'s, with each count node's
+        offset for its sizes; or empty) get their tables in ``row_tables``
+        (from offset ``row_table_base``).
         """
         cdef _Store store = _store(
             offset, tabulated, tables, masks, table_base, mask_base, ZT.shape[1],
@@ -1174,6 +1315,7 @@ cdef class Paths:
         if reach.shape[0] != self.left.shape[0]:
             raise ValueError("reach must have one value per node.")
         store.reach = &reach[0]
+        _use_row_covers(&store, row_covers, row_tables, row_table_base)
         if n_background == 0:
             return 0
         if ZT32 is not None:
@@ -1184,18 +1326,25 @@ cdef class Paths:
             state = <char *> malloc(scratch)
             R = <double *> malloc((zeta + 1) * sizeof(double))
             sort = <uint64_t *> malloc(n_background * paths.words * sizeof(uint64_t))
-            if cover_gain >= 0:  # the Cover, then its buffers
+            if cover_gain >= 0 or store.rc_tree_start != NULL:  # the Cover, then its buffers
                 cover_state = <char *> malloc(sizeof(Cover) + cover_bytes())
                 if cover_state != NULL:
                     cover_layout(<Cover *> cover_state, cover_state + sizeof(Cover))
             for tree in prange(tree_begin, tree_end, schedule="dynamic"):
-                if state == NULL or R == NULL or sort == NULL:
+                if state == NULL or R == NULL or sort == NULL or (
+                    cover_state == NULL and (cover_gain >= 0 or store.rc_tree_start != NULL)
+                ):
                     out_of_memory[0] = 1
                     continue
                 covered += _count_tree(
                     paths, &store, state, block_rows, &ZT[0, 0], ZT32_data, tree, R,
-                    sort, <Cover *> cover_state, cover_gain,
+                    sort, <Cover *> cover_state if cover_gain >= 0 else NULL, cover_gain,
                 )
+                if (
+                    gains and store.rc_tree_start != NULL
+                    and store.rc_tree_start[tree + 1] > store.rc_tree_start[tree]
+                ):
+                    _fill_row_tables(paths, &store, <Cover *> cover_state, tree)
             free(cover_state)
             free(state)
             free(R)
@@ -1275,7 +1424,8 @@ cdef class Paths:
         const Py_ssize_t[::1] offset, const unsigned char[::1] tabulated,
         double[::1] tables, uint64_t[::1] masks, Py_ssize_t table_base,
         Py_ssize_t mask_base, Py_ssize_t n_background, out, bint interactions,
-        Py_ssize_t block_rows, partials, int n_threads, int[::1] out_of_memory,
+        Py_ssize_t block_rows, partials, tuple row_covers, double[::1] row_tables,
+        Py_ssize_t row_table_base, int n_threads, int[::1] out_of_memory,
     ):
         """Add each row's values over the trees, times ``n_background``, to ``out``.
 
@@ -1284,7 +1434,9 @@ cdef class Paths:
         ``chunk_start[c + 1]`` (excluded). ``out`` has shape (n_samples,
         n_outputs, n_players) for Shapley values, or (n_samples, n_outputs,
         n_players, n_players) for ``interactions`` (tabulated leaves keeping
-        counts). Rows are in blocks of ``block_rows``.
+        counts). Rows are in blocks of ``block_rows``. A tree with row covers
+        (see :meth:`build`; Shapley values only) serves the rows from their
+        tables, the others walk it.
 
         Without ``partials`` (None), one thread per block walks every chunk
         (:func:`_explain_chunks`). With ``partials`` (zero, of shape
@@ -1310,6 +1462,8 @@ cdef class Paths:
         cdef Py_ssize_t row_values = flat.shape[0] // n_samples if n_samples else 0
         cdef Py_ssize_t scratch
         cdef _Task task = _INTERACTIONS if interactions else _SHAPLEY
+        if not interactions:
+            _use_row_covers(&store, row_covers, row_tables, row_table_base)
         if n_samples == 0:
             return
         if partials is None:
@@ -1413,5 +1567,29 @@ cdef _Store _store(
     store.n_background = n_background
     store.gains = gains
     store.reach = NULL
+    store.rc_tree_start = NULL
     return store
+
+
+cdef void _use_row_covers(
+    _Store *store, tuple covers, double[::1] row_tables, Py_ssize_t row_table_base
+):
+    """Point ``store`` at the row covers (:meth:`Paths.row_covers`'s arrays and
+    their offsets), if any (``covers`` empty: none)."""
+    cdef const Py_ssize_t[::1] tree_start, n_keys, n_players, offset
+    cdef const Py_ssize_t[:, ::1] keys, players
+    if not covers:
+        return
+    key_bits, tree_start, n_keys, keys, n_players, players, offset = covers
+    if n_keys.shape[0] == 0:
+        return
+    store.rc_key_bits = key_bits
+    store.rc_tree_start = &tree_start[0]
+    store.rc_n_keys = &n_keys[0]
+    store.rc_keys = &keys[0, 0]
+    store.rc_n_players = &n_players[0]
+    store.rc_players = &players[0, 0]
+    store.rc_offset = &offset[0]
+    store.row_tables = &row_tables[0] if row_tables.shape[0] else NULL
+    store.row_table_base = row_table_base
 
