@@ -219,9 +219,10 @@ class Background:
         total = np.zeros(ensemble.n_outputs)
         for k in range(ensemble.value.shape[1]):
             has = ensemble.tree_width[tree] > k
+            leaves = self._leaves[has]
             np.add.at(
                 total, ensemble.tree_output[tree[has]] + k,
-                ensemble.value[self._leaves[has], k] * self._kept.reach[self._leaves[has]],
+                ensemble.value[leaves, k] * self._kept.reach[leaves],
             )  # fmt: skip
         return ensemble.base_offset + total / self.n_background
 
@@ -372,13 +373,13 @@ class Background:
         # the system's zeroing of its pages at each batch.
         tables = np.empty(max(b[3] - b[2] for b in plan.batches))
         masks = np.empty(max(b[5] - b[4] for b in plan.batches), dtype=np.uint64)
-        rows = np.empty(max(np.diff(plan.row_at[[b[0], b[1]]])[0] for b in plan.batches))
+        rows = np.empty(
+            max(plan.row_at[b[1]] - plan.row_at[b[0]] for b in plan.batches)
+        )
         for batch in plan.batches:
             yield self._built(plan, batch, n_threads, (tables, masks, rows))
 
-    def _built(
-        self, plan: _Plan, batch: tuple, n_threads: int, buffers=None
-    ) -> _Batch:
+    def _built(self, plan: _Plan, batch: tuple, n_threads: int, buffers=None) -> _Batch:
         """One batch of trees, its leaves' tables and masks filled.
 
         In ``buffers`` (tables, masks, row tables) if given (large enough),
