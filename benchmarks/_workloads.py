@@ -43,7 +43,8 @@ BOOSTER_WORKLOADS = {"d": "xgboost", "e": "xgboost", "f": "lightgbm"}
 WORKLOADS = SKLEARN_WORKLOADS + tuple(BOOSTER_WORKLOADS)
 
 # The model of trees.py's --background-sweep, not one of WORKLOADS: XGBoost,
-# 100 trees of depth 6 on 30 features, with rows for a background of 50,000.
+# 100 trees of depth 6 on 30 features, fitted on 60,000 rows of data that has
+# as many rows as the sweep needs (backgrounds and rows explained).
 SWEEP_WORKLOAD = "s"
 LIBRARIES = {**BOOSTER_WORKLOADS, SWEEP_WORKLOAD: "xgboost"}
 
@@ -164,6 +165,9 @@ def make_workloads(quick: bool, keys, libraries, n_rows: int | None = None):
     for key in keys:
         n_samples, n_features, n_explain, params = specs[key]
         n_explain = n_explain if n_rows is None else n_rows
+        n_fit = n_samples  # the sweep's model: fitted on its first rows only
+        if key == SWEEP_WORKLOAD:
+            n_samples = max(n_samples, n_explain)
         library = LIBRARIES.get(key)
         if library is not None and library not in libraries:
             yield f"({key}) skipped: {library} is not importable"
@@ -197,7 +201,7 @@ def make_workloads(quick: bool, keys, libraries, n_rows: int | None = None):
                 model = libraries["lightgbm"].LGBMRegressor(**params, random_state=SEED)
         X = float32_rounded(X)
         start = time.perf_counter()
-        model.fit(X, y)
+        model.fit(X[:n_fit], y[:n_fit])
         fit_seconds = time.perf_counter() - start
         X_explain = X[:n_explain]
         raw64 = None
@@ -217,7 +221,8 @@ def make_workloads(quick: bool, keys, libraries, n_rows: int | None = None):
         args = ", ".join(f"{k}={v!r}" for k, v in params.items())
         title = (
             f"({key}) {type(model).__name__}({args}) | {n_samples}x{n_features} "
-            f"{data} | explain {n_explain} rows ({output})"
+            f"{data}{f' (fitted on {n_fit})' if n_fit < n_samples else ''} | "
+            f"explain {n_explain} rows ({output})"
         )
         raw = np.asarray(raw, dtype=float).reshape(n_explain, -1)
         yield Workload(

@@ -146,12 +146,17 @@ background) and FastTreeSHAP's, each when importable, with the same
 ``--repeat``, scaling and peak-memory notes as the interaction runs.
 
 Background sizes (``--background-sweep``): the interventional methods on one
-``xgboost.XGBRegressor(n_estimators=100, max_depth=6)``, fitted on 60000 × 30
-``make_regression`` data, against backgrounds of 1000, 10000 and 50000 rows
-(the first rows of the data), explaining the same 1000 rows (those after the
-largest background) each time; ``--quick``: 10 trees of depth 3, backgrounds
-of 100 and 1000 rows, 100 rows explained. A table per size, then each
-anchor's time over skshapley's, per size and threads.
+``xgboost.XGBRegressor(n_estimators=100, max_depth=6)``, fitted on the first
+60000 rows of 2,000,000 × 30 ``make_regression`` data, against backgrounds of
+1,000, 10,000, 100,000 and 1,000,000 rows (the first rows of the data),
+explaining the same 10,000 rows (those after the largest background) each
+time; then 1 row and 1,000,000 rows against backgrounds of 1,000 and
+1,000,000. shap's and shapiq's times grow as rows times background rows:
+they run up to 10,000 background rows and 10,000 rows only; woodelf (linear
+in both) runs everywhere. ``--quick``: 10 trees of depth 3, backgrounds of
+100 and 1000 rows, 100 rows explained, then 1 and 1,000. A table per run,
+then each anchor's time over skshapley's, per size, rows and threads (about
+10 minutes on 2 cores, most of it woodelf's).
 """
 
 import argparse
@@ -598,10 +603,16 @@ def run_interventional(args):
     print_interventional_footer(errors)
 
 
-def background_workload(workload, n_background, start):
+def background_workload(workload, n_background, start, n_rows=None):
     """``with_background(workload, n_background, start)``, its title saying
-    the rows explained and the background's size."""
+    the rows explained (the first ``n_rows``, default all) and the
+    background's size."""
     sized = with_background(workload, n_background, start)
+    if n_rows is not None:
+        sized = dataclasses.replace(
+            sized, X=sized.X[:n_rows], raw=sized.raw[:n_rows],
+            raw64=None if sized.raw64 is None else sized.raw64[:n_rows],
+        )  # fmt: skip
     title = workload.title.replace(
         f"explain {len(workload.X)} rows", f"explain {len(sized.X)} rows"
     )
@@ -623,69 +634,91 @@ def print_interventional_footer(errors) -> None:
 # -- background sizes (--background-sweep) ----------------------------------
 #
 # Interventional values of one XGBoost model (100 trees of depth 6, 30
-# features) against backgrounds of growing size, the first rows of its
-# training data, explaining the same rows (those after the largest background)
-# each time.
+# features) against backgrounds of growing size, the first rows of the
+# sweep's data, explaining the same rows (those after the largest background)
+# each time; then one row and many rows against the smallest and the largest
+# background. Beyond ALL_ANCHORS_UP_TO background rows, and for the row
+# counts, only the anchors whose time is linear in rows plus background
+# rows (woodelf's) run: the others' grows as their product (hours).
 
-SWEEP_BACKGROUNDS = (1_000, 10_000, 50_000)
+SWEEP_BACKGROUNDS = (1_000, 10_000, 100_000, 1_000_000)
 QUICK_SWEEP_BACKGROUNDS = (100, 1_000)
+SWEEP_ROWS = 10_000
+SWEEP_ROW_COUNTS = (1, 1_000_000)
+QUICK_SWEEP_ROW_COUNTS = (1, 1_000)
+ALL_ANCHORS_UP_TO = 10_000
+LINEAR_ANCHORS = ("woodelf interventional",)
 
 
 def run_background_sweep(args):
-    """A table per background size (both thread blocks), then every anchor's
-    time over skshapley's per size."""
+    """A table per background size and row count (both thread blocks), then
+    every anchor's time over skshapley's per size."""
     libraries, skipped = booster_libraries([SWEEP_WORKLOAD])
     methods, reasons = interventional_methods()
     print_side_run_header(args, methods, libraries, skipped + reasons)
     sizes = QUICK_SWEEP_BACKGROUNDS if args.quick else SWEEP_BACKGROUNDS
-    n_rows = 100 if args.quick else INTERVENTIONAL_ROWS
-    workload = next(
-        make_workloads(args.quick, [SWEEP_WORKLOAD], libraries, max(sizes) + n_rows)
-    )
+    counts = QUICK_SWEEP_ROW_COUNTS if args.quick else SWEEP_ROW_COUNTS
+    n_rows = 100 if args.quick else SWEEP_ROWS
+    n_data = max(sizes) + max(n_rows, *counts)
+    workload = next(make_workloads(args.quick, [SWEEP_WORKLOAD], libraries, n_data))
     if isinstance(workload, str):  # skipped: no xgboost
         print(workload)
         return
+    linear = [
+        m for m in methods if m.name.startswith("skshapley") or m.name in LINEAR_ANCHORS
+    ]
+    runs = [(size, n_rows) for size in sizes]
+    runs += [(size, count) for size in (min(sizes), max(sizes)) for count in counts]
     errors, results = [], []
-    for size in sizes:
-        sized = background_workload(workload, size, max(sizes))
+    for size, count in runs:
+        sized = background_workload(workload, size, max(sizes), count)
+        some = methods if size <= ALL_ANCHORS_UP_TO and count == n_rows else linear
         blocks, notes = run_workload(
-            sized, methods, "skshapley interventional", args.repeat, errors
+            sized, some, "skshapley interventional", args.repeat, errors
         )
         print_workload(sized, blocks, notes)
-        results.append((size, blocks))
+        results.append((size, count, blocks))
     print_sweep_ratios(results)
     print_interventional_footer(errors)
 
 
 def print_sweep_ratios(results) -> None:
-    """Per background size and threads: skshapley's time (all rows) and each
-    anchor's ratio (its time over skshapley's)."""
+    """Per background size, rows and threads: skshapley's time (setup and all
+    rows: fit and explain both counted) and each anchor's ratio (its setup
+    and time over skshapley's)."""
     anchors = list(dict.fromkeys(
         row.method
-        for _, blocks in results
+        for _, _, blocks in results
         for block in blocks
         for row in block
         if not row.method.startswith("skshapley")
     ))  # fmt: skip
-    print("time / skshapley's time, per background size (> 1: skshapley is faster)")
+    print(
+        "(setup + time) / skshapley's (fit + explain), per background size and "
+        "rows explained (> 1: skshapley is faster)"
+    )
     widths = [max(len(name), 8) for name in anchors]
-    header = f"    {'background':>10} {'threads':>7} {'skshapley ms':>12} " + " ".join(
-        f"{name:>{width}}" for name, width in zip(anchors, widths, strict=True)
+    header = (
+        f"    {'background':>10} {'rows':>9} {'threads':>7} {'skshapley ms':>12} "
+        + " ".join(
+            f"{name:>{width}}" for name, width in zip(anchors, widths, strict=True)
+        )
     )
     print(header)
     print("    " + "-" * (len(header) - 4))
-    for size, blocks in results:
+    for size, count, blocks in results:
         for block in blocks:
-            ratios = {row.method: row.ratio for row in block}
             sk = next((r for r in block if r.method.startswith("skshapley")), None)
             if sk is None:  # failed: reported with the table
                 continue
+            total = sk.setup + sk.seconds
+            ratios = {row.method: (row.setup + row.seconds) / total for row in block}
             cells = " ".join(
                 f"{fmt(ratios.get(name), '.2f'):>{width}}"
                 for name, width in zip(anchors, widths, strict=True)
             )
-            ms = sk.seconds * 1e3
-            print(f"    {size:>10,} {sk.threads:>7} {ms:>12.3f} {cells}")
+            ms = total * 1e3
+            print(f"    {size:>10,} {count:>9,} {sk.threads:>7} {ms:>12.3f} {cells}")
     print()
 
 
