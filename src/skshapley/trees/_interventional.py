@@ -415,12 +415,23 @@ class Background:
             first_tree, end_tree, self._background, plan.offset, plan.tabulated,
             built.tables, built.masks, first_table, first_mask, plan.table_bits,
             plan.gains, _fitting_block(paths, 0, scratch), cover_gain,
-            _interventional_core.float32_copy(self._background) if cover_gain >= 0
-            else None, built.reach, plan.row_covers, built.row_tables,
+            self._float32_background(cover_gain), built.reach, plan.row_covers,
+            built.row_tables,
             built.row_table_base, n_threads, out_of_memory,
         )  # fmt: skip
         _check_memory(out_of_memory)
         return built
+
+    def _float32_background(self, cover_gain: float):
+        """The background as float32 for the covers, or None.
+
+        Only if its values are float32's (models that compare in float32),
+        the covers count, and the copy (half the background's) fits a
+        quarter of ``max_memory`` beside the builds' scratch.
+        """
+        if cover_gain < 0 or self._background.nbytes // 2 > self._max_bytes // 4:
+            return None
+        return _interventional_core.float32_copy(self._background)
 
     def _build_scratch(self, n_threads: int) -> int:
         """A building thread's scratch limit: a quarter of ``max_memory`` shared.
