@@ -18,7 +18,7 @@ from sklearn.datasets import make_classification, make_regression
 from sklearn.ensemble import GradientBoostingClassifier, RandomForestRegressor
 
 from skshapley import TreeExplainer
-from skshapley.trees import _interventional
+from skshapley.trees import _interventional, _table_plan
 
 # Sums over ~100 leaves of products of Beta values times the leaf values: a
 # few hundred roundings of the output's scale.
@@ -50,7 +50,7 @@ def test_every_path_gives_the_same_bits(monkeypatch, budget, table_bits, block):
     # (test_interventional_cover.py).
     monkeypatch.setattr(_interventional, "_ROW_COVER_BITS", -1)
     monkeypatch.setattr(
-        _interventional,
+        _table_plan,
         "tree_chunks",
         lambda ensemble, *_: np.array([0, ensemble.n_trees]),
     )

@@ -22,7 +22,7 @@ from scipy.special import beta as beta_function
 
 from .._runtime.limits import MAX_SCRATCH_BYTES_PER_THREAD
 from . import _interventional_core, _tree_core
-from ._schedule import tree_chunks
+from ._table_plan import Layout, Plan, planned
 
 # Bytes of tables and masks held at once: kept from fit to explain when the
 # whole ensemble's fit, else built one batch of trees at a time (XGBoost's
@@ -78,31 +78,6 @@ _NS_PER_NODE = 4.0
 # MAX_SCRATCH_BYTES_PER_THREAD (very deep trees), or to share a few rows
 # evenly between the threads.
 _BLOCK_ROWS = 512
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """Where each leaf's background lives, and the batches of trees.
-
-    ``offset`` (per node) points into a batch's tables (doubles) for the
-    ``tabulated`` leaves and into its masks (64-bit words) for the others;
-    the tables hold gains if ``gains`` (Shapley values), else counts
-    (interactions); ``batches`` are ``(first tree, end tree, first table, end table,
-    first mask, end mask)``; ``chunks`` are, per batch, the starts of its
-    chunks of trees, then its end tree (see ``Paths.explain``).
-    ``row_covers`` are ``Paths.row_covers``'s arrays with each count node's
-    offset in the row tables (empty: none), ``row_at`` (per tree, then
-    the end) where each tree's row tables start.
-    """
-
-    offset: np.ndarray
-    tabulated: np.ndarray
-    table_bits: int
-    batches: list
-    chunks: list
-    gains: bool
-    row_covers: tuple
-    row_at: np.ndarray
 
 
 @dataclass
@@ -244,7 +219,7 @@ class Background:
             self._interaction_plan = self._planned(_MAX_TABLE_BITS, gains=False)
         self._explain(self._interaction_plan, X, out, n_threads)
 
-    def _explain(self, plan: _Plan, X: np.ndarray, out: np.ndarray, n_threads: int):
+    def _explain(self, plan: Plan, X: np.ndarray, out: np.ndarray, n_threads: int):
         """Add the rows' values (or, for 4-d ``out``, interactions) to ``out``.
 
         Blocks of rows as large as the scratch allows, shared evenly between
@@ -285,7 +260,7 @@ class Background:
             _check_memory(out_of_memory)
         out /= self.n_background
 
-    def _explain_pairs(self, paths, plan: _Plan, X, out, n_threads: int) -> None:
+    def _explain_pairs(self, paths, plan: Plan, X, out, n_threads: int) -> None:
         """Add the rows' values to ``out`` by pair walks (``Paths.explain_pairs``).
 
         Batch after batch, as the tables would be built: the same chunks'
@@ -305,7 +280,7 @@ class Background:
             _check_memory(out_of_memory)
         out /= self.n_background
 
-    def _pairs_pay(self, plan: _Plan, n_rows: int, row_values: int) -> bool:
+    def _pairs_pay(self, plan: Plan, n_rows: int, row_values: int) -> bool:
         """Whether pair walks cost the rows less than building the tables.
 
         Only for Shapley values whose tables are rebuilt at each call (they
@@ -355,7 +330,7 @@ class Background:
         paths = self._paths()
         return paths.scratch_bytes(1, row_values) - paths.scratch_bytes(0, row_values)
 
-    def _batches(self, plan: _Plan, n_threads: int):
+    def _batches(self, plan: Plan, n_threads: int):
         """The plan's batches, built (one at a time) unless kept.
 
         A plan of one batch keeps it: the values' from fit, the
@@ -379,7 +354,7 @@ class Background:
         for batch in plan.batches:
             yield self._built(plan, batch, n_threads, (tables, masks, rows))
 
-    def _built(self, plan: _Plan, batch: tuple, n_threads: int, buffers=None) -> _Batch:
+    def _built(self, plan: Plan, batch: tuple, n_threads: int, buffers=None) -> _Batch:
         """One batch of trees, its leaves' tables and masks filled.
 
         In ``buffers`` (tables, masks, row tables) if given (large enough),
@@ -441,121 +416,17 @@ class Background:
         """
         return min(MAX_SCRATCH_BYTES_PER_THREAD, self._max_bytes // (4 * n_threads))
 
-    def _planned(self, table_bits: int, gains: bool) -> _Plan:
+    def _planned(self, table_bits: int, gains: bool) -> Plan:
         """Tables for the leaves with at most ``table_bits`` players, in batches.
 
-        The tables hold gains if ``gains``, else counts.
+        The tables hold gains if ``gains``, else counts (see ``planned``).
         """
-        n_bits = self._bit[self._leaves]
-        tabulated = n_bits <= table_bits
-        shift = np.where(tabulated, n_bits, 0)
-        # D gains for each of 2**D masks, or one count.
-        per_mask = np.maximum(shift, 1) if gains else 1
-        table_size = np.where(tabulated, per_mask << shift, 0)
-        # The number of distinct masks, the masks, their counts.
-        mask_size = np.where(tabulated, 0, 1 + self.n_background * (self._words + 1))
-        table_end = np.cumsum(table_size)
-        mask_end = np.cumsum(mask_size)
-        is_tabulated = np.zeros(len(self._bit), dtype=np.uint8)
-        is_tabulated[self._leaves] = tabulated
-        row_covers, row_at = self._row_covers(
-            is_tabulated, gains, 8 * (table_end[-1] + mask_end[-1])
-        )
-        offset = np.zeros(len(self._bit), dtype=np.intp)
-        offset[self._leaves] = np.where(
-            tabulated, table_end - table_size, mask_end - mask_size
-        )
-        # Each tree's leaves end at these positions of the leaf arrays.
-        tree_end = np.searchsorted(self._leaves, self._roots[1:])
-        table_at = np.concatenate([[0], table_end])[np.concatenate([[0], tree_end])]
-        mask_at = np.concatenate([[0], mask_end])[np.concatenate([[0], tree_end])]
-
-        def span(first, end):
-            return (first, end, int(table_at[first]), int(table_at[end]),
-                    int(mask_at[first]), int(mask_at[end]))  # fmt: skip
-
-        per_tree = 8 * (np.diff(table_at) + np.diff(mask_at) + np.diff(row_at))
-        self._check_tree_bytes(per_tree, tree_end)
-        batches, first, size = [], 0, 0
-        for tree, tree_bytes in enumerate(per_tree):
-            if tree > first and size + tree_bytes > self._table_budget:
-                batches.append(span(first, tree))
-                first, size = tree, 0
-            size += tree_bytes
-        batches.append(span(first, len(table_at) - 1))
-        bits = int(n_bits[tabulated].max()) if tabulated.any() else -1
-        chunks = self._chunks(tree_end, gains, batches)
-        return _Plan(
-            offset, is_tabulated, bits, batches, chunks, gains, row_covers, row_at
-        )
-
-    def _row_covers(self, tabulated: np.ndarray, gains: bool, kept_bytes: int) -> tuple:
-        """The row covers (Shapley values only) with their tables' offsets.
-
-        Only where all the tables are kept from fit, with the row covers'
-        (``kept_bytes`` of tables and masks besides): rows then save more
-        than the tables cost to build. Returns ``Paths.row_covers``'s arrays
-        with each count node's offset in place of its size (empty if none),
-        and where each tree's row tables start (per tree, then the end).
-        """
-        none = (), np.zeros(len(self._roots), dtype=np.intp)
-        if not gains or _ROW_COVER_BITS < 0:
-            return none
-        *plan, sizes = self._paths().row_covers(_ROW_COVER_BITS, tabulated)
-        end = np.cumsum(sizes)
-        if kept_bytes + 8 * (end[-1] if len(end) else 0) > self._table_budget:
-            return none
-        row_at = np.concatenate([[0], end])[plan[1]].astype(np.intp)
-        return (*plan, end - sizes), row_at
-
-    def _check_tree_bytes(self, per_tree: np.ndarray, tree_end: np.ndarray) -> None:
-        """Refuse a tree whose tables and masks need more than the budget.
-
-        A batch holds at least one tree; a leaf too deep to tabulate keeps a
-        mask per background row, so one fully grown tree against a large
-        background can need gigabytes.
-        """
-        tree = int(np.argmax(per_tree))
-        needed = int(per_tree[tree])
-        if 2 * needed <= self._max_bytes:
-            return
-        first = 0 if tree == 0 else int(tree_end[tree - 1])
-        n_leaves = int(tree_end[tree]) - first
-        fitting = self.n_background * (self._max_bytes // 2) // needed
-        raise ValueError(
-            f"Interventional values of this model against {self.n_background:,} "
-            f"background rows need {needed:,} bytes at once for tree {tree} "
-            f"({n_leaves:,} leaves; each leaf whose path is too deep to tabulate "
-            "keeps one mask per background row), and max_memory allows "
-            f"{self._max_bytes // 2:,} (half of it). Raise max_memory to at least "
-            f"{2 * needed:,} bytes, or pass a sample of the background (the "
-            f"masks grow with its rows: about {fitting:,} rows fit), or limit the "
-            "trees' depth."
-        )
-
-    def _chunks(self, tree_end: np.ndarray, gains: bool, batches: list) -> list:
-        """Each batch's chunks of trees: their starts, then the batch's end.
-
-        The ensemble's chunks (:func:`tree_chunks`), cut where batches end.
-        At each leaf a row costs about D (Shapley values) or D**2
-        (interactions) for the path's D players, so a tree's work is its
-        nodes times its paths' largest D, or D**2; a chunk's sums are one
-        row of values, or of interaction matrices. They depend on the model
-        and the background alone, not on the rows or threads.
-        """
-        n_bits = self._bit[self._leaves]
-        tree_start = np.concatenate([[0], tree_end[:-1]])
-        work = np.maximum(np.maximum.reduceat(n_bits, tree_start), 1)
-        row_values = self._ensemble.n_outputs * self._n_players
-        if not gains:
-            work, row_values = work**2, row_values * self._n_players
-        starts = tree_chunks(self._ensemble, work, row_values)
-        return [
-            np.concatenate(
-                [[first], starts[(starts > first) & (starts < end)], [end]]
-            ).astype(np.intp)
-            for first, end, *_ in batches
-        ]
+        layout = Layout(
+            self._ensemble, self._bit, self._leaves, self._roots, self._words,
+            self.n_background, self._n_players, self._table_budget,
+            self._max_bytes,
+        )  # fmt: skip
+        return planned(layout, self._paths(), table_bits, gains, _ROW_COVER_BITS)
 
     def _path_bits(self, players_start: np.ndarray, players: np.ndarray) -> int:
         """Number the paths' players (see ``path_bits``); the deepest depth."""
