@@ -10,7 +10,8 @@
 #       Python 3.13 (the machine's own /usr/bin/python3.13 if it has one,
 #       otherwise a Debian 13 root made with debootstrap), a virtual
 #       environment holding the newest release of each dependency and the
-#       project's [test] extra, and the project installed from this checkout
+#       project's [test] and [bench] extras, and the project installed from
+#       this checkout
 #   tools/newest-python.sh install      # reinstall the project after a change
 #   tools/newest-python.sh run CMD...   # e.g. run python -m pytest -q
 #   tools/newest-python.sh versions     # what the environment holds
@@ -97,14 +98,14 @@ make_root() {  # a minimal Debian 13 with Python 3.13, compilers and Java
 }
 
 install_project() {
-  in_env python -m pip install -q ".[test]"
+  in_env python -m pip install -q ".[test,bench]"
   versions
 }
 
 versions() {
   in_env python -c "import sys; from importlib.metadata import version
 names = ['numpy', 'scipy', 'pandas', 'scikit-learn', 'xgboost', 'lightgbm',
-         'shap', 'shapiq', 'skops', 'skshapley']
+         'shap', 'shapiq', 'woodelf-explainer', 'skops', 'skshapley']
 print('Python', sys.version.split()[0], '|',
       ' | '.join(f'{name} {version(name)}' for name in names))"
 }
