@@ -1228,6 +1228,8 @@ cdef class Paths:
         cdef Py_ssize_t[::1] tree_start_view = tree_start, n_keys_view = n_keys
         cdef Py_ssize_t[::1] n_players_view = n_players, sizes_view = sizes
         cdef Py_ssize_t[:, ::1] keys_view = keys, players_view = players
+        if tabulated.shape[0] != n_nodes_all:
+            raise ValueError("tabulated must have one value per node.")
         cover_layout(cover, <char *> &state[0] + sizeof(Cover))
         key_bits = min(key_bits, <Py_ssize_t> COVER_BITS)
         for tree in range(n_trees):
