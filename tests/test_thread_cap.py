@@ -14,6 +14,7 @@ from sklearn.kernel_ridge import KernelRidge
 from skshapley import ProductKernelExplainer, TreeExplainer
 from skshapley._runtime import threads
 from skshapley._runtime.threads import threads_for
+from skshapley.trees import _interventional
 
 pytestmark = pytest.mark.real_thread_cap
 
@@ -81,6 +82,29 @@ def test_one_row_runs_on_one_thread_and_many_on_two(make, data, monkeypatch):
     assert one == [1]
     # Enough rows for two threads' worth: both threads, the same values.
     n_rows = int(2 * threads.MIN_THREAD_WORK_NS // explainer._row_cost_ns()) + 1
-    many, phi_many = _threads_used(explainer, X[:n_rows], monkeypatch)
+    rows = np.resize(X, (n_rows, X.shape[1]))  # the data's rows, again if need be
+    many, phi_many = _threads_used(explainer, rows, monkeypatch)
     assert many == [2]
     np.testing.assert_array_equal(phi_many.to_numpy()[:1], phi_one.to_numpy())
+
+
+def test_interventional_builds_start_threads_only_for_work_worth_them(monkeypatch):
+    # The background's counts at fit: one thread per millisecond of
+    # estimated work (nodes times background rows), whatever n_jobs.
+    threads_asked = []
+    scratch = _interventional.Background._build_scratch
+
+    def recorded(self, n_threads):
+        threads_asked.append(n_threads)
+        return scratch(self, n_threads)
+
+    monkeypatch.setattr(_interventional.Background, "_build_scratch", recorded)
+    X = np.random.default_rng(0).normal(size=(400, 5))
+    model = GradientBoostingRegressor(n_estimators=15, max_depth=3, random_state=0)
+    model.fit(X, X[:, 0] * X[:, 1])
+    explainer = TreeExplainer(model, feature_perturbation="interventional", n_jobs=2)
+    explainer.fit(X[:20])
+    assert threads_asked == [1]
+    threads_asked.clear()
+    explainer.fit(np.repeat(X, 100, axis=0))  # 40,000 rows x 225 nodes: 4.5 ms
+    assert threads_asked == [2]

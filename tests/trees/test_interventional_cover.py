@@ -250,23 +250,3 @@ def test_row_covers_only_where_every_table_is_kept(monkeypatch):
     explainer = fitted(model, X[:100])
     assert explainer._background._kept is not None
     assert row_cover_count(explainer) == 0
-
-
-def test_builds_start_threads_only_for_work_worth_them(monkeypatch):
-    # A thread per millisecond of estimated work: a tiny background is
-    # counted on one thread whatever n_jobs (no team waiting on busy cores).
-    threads = []
-    scratch = _interventional.Background._build_scratch
-
-    def recorded(self, n_threads):
-        threads.append(n_threads)
-        return scratch(self, n_threads)
-
-    monkeypatch.setattr(_interventional.Background, "_build_scratch", recorded)
-    model, X = gradient_boosting_three_classes()
-    explainer = TreeExplainer(model, feature_perturbation="interventional", n_jobs=2)
-    explainer.fit(X[:20])
-    assert threads == [1]
-    threads.clear()
-    explainer.fit(np.repeat(X, 50, axis=0))  # 20,000 rows x 447 nodes: 4.5 ms
-    assert threads == [2]
