@@ -80,6 +80,14 @@ _NS_PER_NODE = 4.0
 _NS_PER_COVERED_NODE = 1.0
 _NS_PER_BUILD_NODE = 0.5
 
+# With several threads, rows go in at least _SHARES_PER_THREAD blocks a
+# thread (of at least _MIN_SHARE_ROWS rows), taken as threads come free: a
+# thread slowed by a busy core takes fewer. In two halves, 800 rows of
+# XGBoost (200 trees of depth 6) took 1.26 times as long at two threads as
+# at one beside a busy process.
+_SHARES_PER_THREAD = 8
+_MIN_SHARE_ROWS = 32
+
 # Rows walked together: a leaf's table serves the whole block while it is in
 # cache. Fewer when one thread's scratch would exceed
 # MAX_SCRATCH_BYTES_PER_THREAD (very deep trees), or to share a few rows
@@ -257,6 +265,9 @@ class Background:
         # Each thread sums a chunk of its block's rows apart, if there are chunks.
         sums = row_values if max(map(len, plan.chunks)) > 2 else 0
         block_rows = _fitting_block(paths, sums, MAX_SCRATCH_BYTES_PER_THREAD)
+        if n_threads > 1:  # shares small enough to balance a slowed thread
+            share = -(-len(X) // (_SHARES_PER_THREAD * n_threads))
+            block_rows = min(block_rows, max(_MIN_SHARE_ROWS, share))
         block, n_blocks = _tree_core.row_blocks(len(X), block_rows, n_threads)
         scratch = n_threads * paths.scratch_bytes(block_rows, sums)
         out_of_memory = np.zeros(1, dtype=np.intc)
