@@ -17,7 +17,7 @@
 from libc.stdint cimport uint32_t
 from libc.string cimport memset
 
-from ._routing cimport Routing, route_block
+from ._routing cimport Routing, plain_numeric, route_block
 
 
 cdef extern from "_sides.h" nogil:
@@ -182,23 +182,23 @@ cdef inline void block_keys(
     routed by the models' rule first, through ``went_left`` (``n`` bytes).
     """
     cdef Py_ssize_t k, node, column
-    cdef unsigned char missing
+    cdef unsigned char missing_left
     memset(keys, 0, n * sizeof(uint32_t))
     for k in range(n_keys):
         node = key_nodes[k]
         column = feature[node] * stride + first
-        missing = routing.missing_left[node]
-        if routing.is_categorical[node] or missing & 2:
+        missing_left = routing.missing_left[node] & 1
+        if not plain_numeric(routing, node):
             route_block(routing, node, X + column, n, went_left)
             sides_into_keys(keys, went_left, k, n)
         elif X32 != NULL:
             numeric_sides_into_keys32(
                 keys, X32 + column, float32_threshold(routing.threshold[node]),
-                missing & 1, k, n,
+                missing_left, k, n,
             )
         else:
             numeric_sides_into_keys(
-                keys, X + column, routing.threshold[node], missing & 1, k, n
+                keys, X + column, routing.threshold[node], missing_left, k, n
             )
 
 

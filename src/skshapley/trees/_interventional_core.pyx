@@ -1293,9 +1293,10 @@ cdef class Paths:
         A tree is counted by its cover where that saves ``cover_gain`` times
         its cost (negative: never; see ``_cover.pxd``), reading ``ZT32``
         (:func:`float32_copy`, or None), else by walking the background;
-        returns the number of trees counted by their covers. One thread per tree: the values do not depend on the
-        threads, nor on which counted. ``reach`` (per node) gets the
-        background rows that reach each of the trees' leaves. With ``gains``,
+        returns the number of trees counted by their covers. One thread per
+        tree: the values do not depend on the threads, nor on which counted.
+        ``reach`` (per node) gets the background rows that reach each of
+        the trees' leaves. With ``gains``,
         the ``row_covers`` (:meth:`row_covers`'s, with each count node's
         offset for its sizes; or empty) get their tables in ``row_tables``
         (from offset ``row_table_base``).
@@ -1312,12 +1313,14 @@ cdef class Paths:
         cdef char *cover_state = NULL
         cdef const float *ZT32_data = NULL
         cdef Py_ssize_t tree, n_background = ZT.shape[1], covered = 0
+        cdef bint needs_cover
         cdef Py_ssize_t scratch = _layout(&walk, NULL, paths, block_rows, 0)
         cdef Py_ssize_t zeta = (table_bits + 2) << table_bits if table_bits >= 0 else 0
         if reach.shape[0] != self.left.shape[0]:
             raise ValueError("reach must have one value per node.")
         store.reach = &reach[0]
         _use_row_covers(&store, row_covers, row_tables, row_table_base)
+        needs_cover = cover_gain >= 0 or store.rc_tree_start != NULL
         if n_background == 0:
             return 0
         if ZT32 is not None:
@@ -1328,13 +1331,13 @@ cdef class Paths:
             state = <char *> malloc(scratch)
             R = <double *> malloc((zeta + 1) * sizeof(double))
             sort = <uint64_t *> malloc(n_background * paths.words * sizeof(uint64_t))
-            if cover_gain >= 0 or store.rc_tree_start != NULL:  # the Cover, then its buffers
+            if needs_cover:  # the Cover, then its buffers
                 cover_state = <char *> malloc(sizeof(Cover) + cover_bytes())
                 if cover_state != NULL:
                     cover_layout(<Cover *> cover_state, cover_state + sizeof(Cover))
             for tree in prange(tree_begin, tree_end, schedule="dynamic"):
                 if state == NULL or R == NULL or sort == NULL or (
-                    cover_state == NULL and (cover_gain >= 0 or store.rc_tree_start != NULL)
+                    needs_cover and cover_state == NULL
                 ):
                     out_of_memory[0] = 1
                     continue

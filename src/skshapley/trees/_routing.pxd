@@ -35,19 +35,23 @@ cdef inline bint goes_left(const Routing *routing, Py_ssize_t node, double x) no
     return x <= routing.threshold[node]
 
 
+cdef inline bint plain_numeric(const Routing *routing, Py_ssize_t node) noexcept nogil:
+    """Whether ``node`` splits on a threshold alone: no categories, no zero as
+    missing (NaN still goes to its side). Such splits take vectorized loops
+    (``_sides.h``)."""
+    return not (routing.is_categorical[node] or routing.missing_left[node] & 2)
+
+
 cdef inline void route_block(
     const Routing *routing, Py_ssize_t node, const double *x, Py_ssize_t n,
     unsigned char *went_left,
 ) noexcept nogil:
-    """``went_left[r] = goes_left(routing, node, x[r])`` for ``n`` values.
-
-    A plain numerical split (no categories, no zero as missing) takes a
-    vectorized loop (``_sides.h``).
-    """
+    """``went_left[r] = goes_left(routing, node, x[r])`` for ``n`` values."""
     cdef Py_ssize_t r
-    cdef unsigned char missing = routing.missing_left[node]
-    if routing.is_categorical[node] or missing & 2:
-        for r in range(n):
-            went_left[r] = goes_left(routing, node, x[r])
+    if plain_numeric(routing, node):
+        sides_numeric(
+            x, n, routing.threshold[node], routing.missing_left[node] & 1, went_left
+        )
         return
-    sides_numeric(x, n, routing.threshold[node], missing & 1, went_left)
+    for r in range(n):
+        went_left[r] = goes_left(routing, node, x[r])
