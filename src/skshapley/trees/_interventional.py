@@ -15,6 +15,7 @@ Interaction values have tables of their own, built at the first call and
 kept the same way (and left out of pickles, which rebuild them).
 """
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -375,31 +376,38 @@ class Background:
                 self._interaction_kept = self._built(plan, plan.batches[0], n_threads)
             yield self._interaction_kept
             return
-        # One buffer of each kind for all batches: fresh memory would cost
-        # the system's zeroing of its pages at each batch.
-        tables = np.empty(max(b[3] - b[2] for b in plan.batches))
-        masks = np.empty(max(b[5] - b[4] for b in plan.batches), dtype=np.uint64)
-        rows = np.empty(
-            max(plan.row_at[b[1]] - plan.row_at[b[0]] for b in plan.batches)
-        )
+        # One buffer of each kind for all batches, and one float32 copy of the
+        # background, made at the first build that reads it.
+        buffers = self._buffers(plan, plan.batches)
+        background32 = functools.cache(self._float32_background)
         for batch in plan.batches:
-            yield self._built(plan, batch, n_threads, (tables, masks, rows))
+            yield self._built(plan, batch, n_threads, buffers, background32)
 
-    def _built(self, plan: Plan, batch: tuple, n_threads: int, buffers=None) -> _Batch:
+    def _buffers(self, plan: Plan, batches: list) -> tuple:
+        """Tables, masks and row tables for building ``batches`` one at a time.
+
+        Each as large as the largest batch's: fresh memory for each batch
+        would cost the system's zeroing of its pages.
+        """
+        return (
+            np.empty(max(b[3] - b[2] for b in batches)),
+            np.empty(max(b[5] - b[4] for b in batches), dtype=np.uint64),
+            np.empty(max(plan.row_at[b[1]] - plan.row_at[b[0]] for b in batches)),
+        )
+
+    def _built(
+        self, plan: Plan, batch: tuple, n_threads: int, buffers=None, background32=None
+    ) -> _Batch:
         """One batch of trees, its leaves' tables and masks filled.
 
-        In ``buffers`` (tables, masks, row tables) if given (large enough),
-        else in new arrays.
+        In ``buffers`` (:meth:`_buffers`) if given, else in new arrays;
+        ``background32`` gives the background as float32 for the covers
+        (default :meth:`_float32_background`).
         """
         first_tree, end_tree, first_table, end_table, first_mask, end_mask = batch
         first_row, end_row = plan.row_at[first_tree], plan.row_at[end_tree]
-        if buffers is None:
-            buffers = (
-                np.empty(end_table - first_table),
-                np.empty(end_mask - first_mask, dtype=np.uint64),
-                np.empty(end_row - first_row),
-            )
-        tables, masks, rows = buffers
+        tables, masks, rows = buffers or self._buffers(plan, [batch])
+        background32 = background32 or self._float32_background
         built = _Batch(
             first_table,
             first_mask,
@@ -426,21 +434,21 @@ class Background:
             first_tree, end_tree, self._background, plan.offset, plan.tabulated,
             built.tables, built.masks, first_table, first_mask, plan.table_bits,
             plan.gains, _fitting_block(paths, 0, scratch), cover_gain,
-            self._float32_background(cover_gain), built.reach, plan.row_covers,
-            built.row_tables,
-            built.row_table_base, n_threads, out_of_memory,
+            background32() if cover_gain >= 0 else None, built.reach,
+            plan.row_covers, built.row_tables, built.row_table_base, n_threads,
+            out_of_memory,
         )  # fmt: skip
         _check_memory(out_of_memory)
         return built
 
-    def _float32_background(self, cover_gain: float):
+    def _float32_background(self):
         """The background as float32 for the covers, or None.
 
-        Only if its values are float32's (models that compare in float32),
-        the covers count, and the copy (half the background's) fits a
-        quarter of ``max_memory`` beside the builds' scratch.
+        Only if its values are float32's (models that compare in float32)
+        and the copy (half the background's) fits a quarter of
+        ``max_memory`` beside the builds' scratch.
         """
-        if cover_gain < 0 or self._background.nbytes // 2 > self._max_bytes // 4:
+        if self._background.nbytes // 2 > self._max_bytes // 4:
             return None
         return _interventional_core.float32_copy(self._background)
 
