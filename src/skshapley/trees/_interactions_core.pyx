@@ -21,7 +21,9 @@ product. Going back up an edge ``e`` with the sum ``H`` of its leaves'
 ``value * G`` below, ``Integral dg_e H`` is added to the Shapley value of
 its player (as _tree_core does) and ``Integral dg_a dg_e H`` to the pair of
 its player and the player of every edge ``a`` above it on another player.
-Per row and tree that is O(nodes * depth * m) work for ``m`` points,
+The two edges of a split have the same edges above them, so their
+``dg_e H`` are added point by point first and each pair is summed over the
+points once per split, not once per edge. Per row and tree that is O(nodes * depth * m) work for ``m`` points,
 instead of O(leaves * D**2 * m) leaf by leaf: every pair's sum over the
 leaves below an edge is taken once. ``G`` and ``g`` are computed on each
 edge as in _tree_core (the same helpers of _lanes.h): the only divisions
@@ -113,10 +115,11 @@ cdef struct _Scratch:
     double *weighted                # w * dg * H of an edge, (width, m)
 
 
-cdef inline void _add_edge(
+cdef inline void _add_split(
     const _Scratch *scratch,
-    const double *change,
-    const double *h,
+    const double *change_left,
+    const double *change_right,
+    const double *sums,
     Py_ssize_t player,
     Py_ssize_t above,
     double *block,
@@ -124,13 +127,17 @@ cdef inline void _add_edge(
     Py_ssize_t width,
     Py_ssize_t m,
 ) noexcept nogil:
-    """Add one edge's sums: its player's Shapley value and its pairs.
+    """Add both edges' sums of a split: its player's Shapley value and pairs.
 
-    ``change`` is g's weighted change on the edge, ``h`` the sums of its
-    leaves (width, m), ``above`` the number of splits above it with A = 1
-    and ``block`` the row's matrices of the tree's first output.
+    ``change_left`` and ``change_right`` are g's weighted changes on the two
+    edges, ``sums`` the sums of their leaves (2, width, m), ``above`` the
+    number of splits above it with A = 1 and ``block`` the row's matrices
+    of the tree's first output. Both edges have the same splits above them:
+    their terms are added point by point first, and each pair takes one
+    sum over the points for the two edges.
     """
     cdef Py_ssize_t o, k, a, other
+    cdef Py_ssize_t wm = width * m
     cdef double total
     cdef double *y
     cdef double *matrix
@@ -140,7 +147,10 @@ cdef inline void _add_edge(
         matrix = block + o * n_players * n_players
         total = 0.0
         for k in range(m):
-            y[k] = change[k] * h[o * m + k]
+            y[k] = (
+                change_left[k] * sums[o * m + k]
+                + change_right[k] * sums[wm + o * m + k]
+            )
             total += y[k]
         matrix[player * n_players + player] += total
         for a in range(above):
@@ -257,14 +267,14 @@ cdef inline void _walk_tree_points(
             for o in range(width):
                 lanes_scale(h + o * m, products + m, value[o], m)
             while True:
-                if frame.present:
-                    follows = frame.went_left == (side == 0)
-                    _add_edge(
-                        scratch, edge + (1 + 2 * (not follows)) * m, h, player,
-                        frame.above, block, n_players, width, m,
-                    )
                 if side == 0:
                     break
+                if frame.present:
+                    _add_split(
+                        scratch, edge + (1 + 2 * (not frame.went_left)) * m,
+                        edge + (1 + 2 * frame.went_left) * m, sums, player,
+                        frame.above, block, n_players, width, m,
+                    )
                 # Both sides done: the player's state back, the split's sums
                 # into its parent's, and up.
                 scratch.present[player] = 1.0 if frame.present else 0.0
