@@ -738,3 +738,128 @@ def contributions_by_order(table, d):
         order: arrival_contributions(table, order)
         for order in itertools.permutations(range(d))
     }
+
+
+# -- interaction indices of any order, from their definitions ---------------
+
+
+def _discrete_derivative(table, mask_s, mask_t):
+    """Delta_S v(T) = sum_{L ⊆ S} (-1)**(|S|-|L|) v(T ∪ L), for T disjoint of S."""
+    members = [j for j in range(64) if mask_s >> j & 1]
+    total = 0.0
+    for size in range(len(members) + 1):
+        for subset in itertools.combinations(members, size):
+            total += (-1) ** (len(members) - size) * table[
+                mask_t | sum(1 << j for j in subset)
+            ]
+    return total
+
+
+def _mask(coalition):
+    return sum(1 << j for j in coalition)
+
+
+def _outside(mask_s, d):
+    """The bitmasks of the coalitions disjoint of ``mask_s``."""
+    return [t for t in range(2**d) if not t & mask_s]
+
+
+def cardinal_index_by_definition(table, d, coalition, weight_of_size):
+    """sum_{T ⊆ N∖S} p(|T|) Delta_S v(T), ``weight_of_size(t, s)`` = p."""
+    mask_s, s = _mask(coalition), len(coalition)
+    return sum(
+        weight_of_size(bin(t).count("1"), s) * _discrete_derivative(table, mask_s, t)
+        for t in _outside(mask_s, d)
+    )
+
+
+def faithful_index_by_least_squares(table, d, order, banzhaf):
+    """FSII or FBII as the weighted least-squares fit of the game by a sum of
+    terms on the coalitions of at most ``order`` players (Tsai et al., 2023).
+
+    FSII: weights (d-1) / (C(d, s) s (d-s)) on 0 < |S| < d, and the empty
+    and the grand coalition fitted exactly (as constraints); FBII: equal
+    weights on every coalition, no constraint.
+    """
+    terms = [c for size in range(order + 1) for c in itertools.combinations(range(d), size)]
+    design = np.array(
+        [[float(_mask(c) & mask == _mask(c)) for c in terms] for mask in range(2**d)]
+    )
+    if banzhaf:
+        solution, *_ = np.linalg.lstsq(design, table, rcond=None)
+        return dict(zip(terms, solution))
+    sizes = np.array([bin(mask).count("1") for mask in range(2**d)])
+    inner = (sizes > 0) & (sizes < d)
+    weights = np.zeros(2**d)
+    weights[inner] = [
+        (d - 1) / (math_comb(d, s) * s * (d - s)) for s in sizes[inner]
+    ]
+    # Constraints as a KKT system: minimise sum w (A x - v)^2 s.t. C x = c.
+    root = np.sqrt(weights)[:, None]
+    a_matrix = design * root
+    constraints = design[[0, 2**d - 1]]
+    kkt = np.block(
+        [
+            [2 * a_matrix.T @ a_matrix, constraints.T],
+            [constraints, np.zeros((2, 2))],
+        ]
+    )
+    rhs = np.concatenate([2 * a_matrix.T @ (table * root[:, 0]), table[[0, 2**d - 1]]])
+    solution = np.linalg.solve(kkt, rhs)[: len(terms)]
+    return dict(zip(terms, solution))
+
+
+def math_comb(n, k):
+    return factorial(n) // (factorial(k) * factorial(n - k))
+
+
+def bernoulli_by_recurrence(count):
+    """B_0..B_{count-1} from sum_{j<=n} C(n+1, j) B_j = 0, B_0 = 1."""
+    numbers = [Fraction(1)]
+    for n in range(1, count):
+        numbers.append(
+            -sum(math_comb(n + 1, j) * numbers[j] for j in range(n)) / Fraction(n + 1)
+        )
+    return numbers
+
+
+def interaction_index_by_definition(table, d, index, order):
+    """``{coalition: value}`` of an index, each from its definition."""
+
+    def sii(t, s):
+        return factorial(d - t - s) * factorial(t) / factorial(d - s + 1)
+
+    def stii_top(t, s):
+        return order / d / math_comb(d - 1, t)
+
+    coalitions = [
+        c for size in range(order + 1) for c in itertools.combinations(range(d), size)
+    ]
+    if index in ("FSII", "FBII"):
+        return faithful_index_by_least_squares(table, d, order, index == "FBII")
+    values = {}
+    for c in coalitions:
+        s = len(c)
+        if index == "Moebius" or (index == "STII" and s < order):
+            values[c] = _discrete_derivative(table, _mask(c), 0)
+        elif index == "STII":
+            values[c] = cardinal_index_by_definition(table, d, c, stii_top)
+        elif index == "BII":
+            values[c] = cardinal_index_by_definition(
+                table, d, c, lambda t, s: 0.5 ** (d - s)
+            )
+        else:  # SII, and k-SII from it
+            values[c] = cardinal_index_by_definition(table, d, c, sii)
+    if index == "k-SII":
+        bernoulli = bernoulli_by_recurrence(order + 1)
+        aggregated = {(): table[0]}
+        for c in coalitions[1:]:
+            aggregated[c] = sum(
+                float(bernoulli[len(t) - len(c)]) * values[t]
+                for t in coalitions
+                if set(c) <= set(t)
+            )
+        values = aggregated
+    if index in ("SII", "BII"):
+        values.pop(())
+    return values
