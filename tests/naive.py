@@ -781,19 +781,19 @@ def faithful_index_by_least_squares(table, d, order, banzhaf):
     and the grand coalition fitted exactly (as constraints); FBII: equal
     weights on every coalition, no constraint.
     """
-    terms = [c for size in range(order + 1) for c in itertools.combinations(range(d), size)]
+    terms = [
+        c for size in range(order + 1) for c in itertools.combinations(range(d), size)
+    ]
     design = np.array(
         [[float(_mask(c) & mask == _mask(c)) for c in terms] for mask in range(2**d)]
     )
     if banzhaf:
         solution, *_ = np.linalg.lstsq(design, table, rcond=None)
-        return dict(zip(terms, solution))
+        return dict(zip(terms, solution, strict=True))
     sizes = np.array([bin(mask).count("1") for mask in range(2**d)])
     inner = (sizes > 0) & (sizes < d)
     weights = np.zeros(2**d)
-    weights[inner] = [
-        (d - 1) / (math_comb(d, s) * s * (d - s)) for s in sizes[inner]
-    ]
+    weights[inner] = [(d - 1) / (math_comb(d, s) * s * (d - s)) for s in sizes[inner]]
     # Constraints as a KKT system: minimise sum w (A x - v)^2 s.t. C x = c.
     root = np.sqrt(weights)[:, None]
     a_matrix = design * root
@@ -806,7 +806,7 @@ def faithful_index_by_least_squares(table, d, order, banzhaf):
     )
     rhs = np.concatenate([2 * a_matrix.T @ (table * root[:, 0]), table[[0, 2**d - 1]]])
     solution = np.linalg.solve(kkt, rhs)[: len(terms)]
-    return dict(zip(terms, solution))
+    return dict(zip(terms, solution, strict=True))
 
 
 def math_comb(n, k):

@@ -13,16 +13,20 @@ import skshapley
 import skshapley.games
 
 PUBLIC_GAMES = {
+    "INDICES",
     "AxiomReport",
+    "InteractionIndices",
     "banzhaf_values",
     "check_axioms",
     "exact_n_points",
     "game_table",
     "gauss_legendre",
     "harsanyi_dividends",
+    "interaction_indices",
     "leave_one_out",
     "linearity_residual",
     "product_banzhaf",
+    "product_interaction_indices",
     "product_interactions",
     "product_shapley",
     "sample_shapley",
@@ -47,7 +51,9 @@ PUBLIC_TOP_LEVEL = {
 
 
 def public_objects():
-    games = [getattr(skshapley.games, name) for name in sorted(PUBLIC_GAMES)]
+    games = [
+        getattr(skshapley.games, name) for name in sorted(PUBLIC_GAMES - {"INDICES"})
+    ]
     explainers = [
         skshapley.TreeExplainer,
         skshapley.ProductKernelExplainer,

@@ -55,6 +55,15 @@ class InteractionIndices:
         it a value.
     values : ndarray of shape (n_coalitions,)
         The index's value of each coalition.
+
+    Examples
+    --------
+    >>> from skshapley.games import interaction_indices
+    >>> result = interaction_indices([0.0, 1.0, 2.0, 7.0], 2, index="Moebius")
+    >>> result.coalitions
+    ((), (0,), (1,), (0, 1))
+    >>> result.values
+    array([0., 1., 2., 4.])
     """
 
     index: str
@@ -63,7 +72,13 @@ class InteractionIndices:
     values: np.ndarray
 
     def as_dict(self) -> dict[tuple[int, ...], float]:
-        """The values keyed by coalition."""
+        """The values keyed by coalition.
+
+        Returns
+        -------
+        dict of tuple of int to float
+            ``{coalition: value}``, in the order of :attr:`coalitions`.
+        """
         return dict(zip(self.coalitions, self.values.tolist(), strict=True))
 
 
@@ -141,10 +156,14 @@ def moebius_weights(index: str, order: int, n_players: int) -> np.ndarray:
             elif index == "STII":
                 weight = float(t == s) if s < k else 1.0 / math.comb(t, k)
             elif index == "k-SII":
-                weight = float(t == 0) if s == 0 else float(
-                    sum(
-                        math.comb(t - s, j - s) * bernoulli[j - s] / (t - j + 1)
-                        for j in range(s, min(k, t) + 1)
+                weight = (
+                    float(t == 0)
+                    if s == 0
+                    else float(
+                        sum(
+                            math.comb(t - s, j - s) * bernoulli[j - s] / (t - j + 1)
+                            for j in range(s, min(k, t) + 1)
+                        )
                     )
                 )
             elif index == "FSII":
@@ -157,8 +176,8 @@ def moebius_weights(index: str, order: int, n_players: int) -> np.ndarray:
             else:  # FBII
                 weight = float(t == s)
                 if t > k:
-                    weight += (-1) ** (k - s) * 0.5 ** (t - s) * math.comb(
-                        t - s - 1, k - s
+                    weight += (
+                        (-1) ** (k - s) * 0.5 ** (t - s) * math.comb(t - s - 1, k - s)
                     )
             omega[s, t] = weight
     return omega

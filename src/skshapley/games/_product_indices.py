@@ -67,7 +67,8 @@ class _Scaled:
 
     def times(self, other: "_Scaled") -> "_Scaled":
         product = _Scaled.of(self.mantissa * other.mantissa)
-        return _Scaled(product.mantissa, product.exponent + self.exponent + other.exponent)
+        exponent = product.exponent + self.exponent + other.exponent
+        return _Scaled(product.mantissa, exponent)
 
     def value(self) -> np.ndarray:
         return np.ldexp(self.mantissa, np.clip(self.exponent, -2200, 2200))
@@ -214,9 +215,8 @@ def _lexicographic_rank(combinations: np.ndarray, n_players: int) -> np.ndarray:
     for i in range(size):
         after = size - 1 - i
         # before[v]: the combinations whose i-th player is below v.
-        before = np.concatenate(
-            [[0], np.cumsum([math.comb(n_players - 1 - v, after) for v in range(n_players)])]
-        )
+        counts = [math.comb(n_players - 1 - v, after) for v in range(n_players)]
+        before = np.concatenate([[0], np.cumsum(counts)])
         rank += before[combinations[:, i]] - before[previous + 1]
         previous = combinations[:, i]
     return rank
@@ -291,6 +291,7 @@ default="k-SII"
     points = np.concatenate([nodes, [0.0, 0.5]])
     factors = b[:, :, None] + points * gap[:, :, None]
     leave_out = _LeaveOut(factors)
+    zero_point = np.eye(len(points))[-2]
     game_weights = _Scaled.of(weights)
     by_size = {}
     for size in range(0 if index in _WITH_EMPTY and index != "k-SII" else 1, order + 1):
@@ -303,7 +304,7 @@ default="k-SII"
             q = leave_out.without(members)
             if point_weights is None:  # FBII below the top order
                 functional = _added(
-                    _weighted_sum(q, _point_weights("Moebius", order, size, nodes, node_weights)),
+                    _weighted_sum(q, zero_point),
                     _banzhaf_derivative(gap, b, members, n_players, order - size),
                 )
             else:
