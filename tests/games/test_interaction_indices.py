@@ -20,7 +20,7 @@ from skshapley.games import (
     product_shapley,
 )
 from skshapley.games._indices import bernoulli_numbers
-from skshapley.games._product_indices import _lexicographic_rank
+from skshapley.games._index_plan import lexicographic_rank
 
 # The indices whose values, with the empty coalition's, add up to v(N).
 EFFICIENT = ("k-SII", "STII", "FSII")
@@ -186,7 +186,7 @@ def test_bernoulli_numbers_and_lexicographic_ranks():
     assert bernoulli_numbers(3)[1] == -0.5
     for n_players, size in [(6, 1), (6, 3), (9, 4), (5, 5)]:
         combos = np.array(list(itertools.combinations(range(n_players), size)))
-        ranks = _lexicographic_rank(combos, n_players)
+        ranks = lexicographic_rank(combos, n_players)
         np.testing.assert_array_equal(ranks, np.arange(len(combos)))
 
 

@@ -34,20 +34,11 @@ none overflows or underflows before the value itself does; a factor that is
 0 is counted, not divided by.
 """
 
-import itertools
-import math
-
 import numpy as np
-from numpy.polynomial import polynomial
 
 from .._contract.validation import check_games
-from ._indices import (
-    _WITH_EMPTY,
-    InteractionIndices,
-    bernoulli_numbers,
-    check_index,
-    coalitions_up_to,
-)
+from ._index_plan import IndexPlan, combinations, needs_derivative, point_weights
+from ._indices import InteractionIndices, check_index
 from ._quadrature import gauss_legendre
 
 # Values of one (games x coalitions x points) block, bounding its memory.
@@ -69,6 +60,9 @@ class _Scaled:
         product = _Scaled.of(self.mantissa * other.mantissa)
         exponent = product.exponent + self.exponent + other.exponent
         return _Scaled(product.mantissa, exponent)
+
+    def __getitem__(self, key) -> "_Scaled":
+        return _Scaled(self.mantissa[key], self.exponent[key])
 
     def value(self) -> np.ndarray:
         return np.ldexp(self.mantissa, np.clip(self.exponent, -2200, 2200))
@@ -129,45 +123,6 @@ class _LeaveOut:
         )
 
 
-def _faithful_shapley_polynomial(order: int, size: int) -> np.ndarray:
-    """FSII's ``c * p(x)`` (coefficients, lowest first) for coalitions of
-    ``size >= 1`` players at ``order``."""
-    k, s, r = order, size, order - size
-    density = polynomial.polymul(
-        np.eye(k + 1)[k], polynomial.polypow([1.0, -1.0], k - 1)
-    )  # x**k (1 - x)**(k - 1)
-    p = polynomial.polyder(density, r)[1:]  # its r-th derivative over x
-    scale = (
-        s / (k + s) * math.comb(k, s)
-        * math.factorial(k + s) / (math.factorial(k) * math.factorial(k - 1))
-    )  # fmt: skip
-    return scale * p
-
-
-def _point_weights(index: str, order: int, size: int, nodes, node_weights):
-    """Weights of ``Q_S`` at the points ``(nodes..., 0, 1/2)``, or None for
-    FBII below the top order (see :func:`_banzhaf_derivative`)."""
-    zero_point, half_point = np.eye(len(nodes) + 2)[-2:]
-    if index == "Moebius" or (index == "STII" and size < order):
-        return zero_point
-    if index in ("SII", "k-SII"):
-        return np.concatenate([node_weights, [0.0, 0.0]])
-    if index == "BII" or (index == "FBII" and size == order):
-        return half_point
-    if index == "STII":
-        density = order * (1.0 - nodes) ** (order - 1)
-        return np.concatenate([node_weights * density, [0.0, 0.0]])
-    if index == "FSII":
-        if size == 0:
-            return zero_point
-        p = _faithful_shapley_polynomial(order, size)
-        integral = polynomial.polyval(1.0, polynomial.polyint(p))
-        weights = np.concatenate([node_weights * polynomial.polyval(nodes, p), [0, 0]])
-        weights[-2] = 1.0 - integral
-        return weights
-    return None  # FBII below the top order
-
-
 def _banzhaf_derivative(gap, b, members, n_players: int, r: int) -> _Scaled:
     """``y**(r + 1) R_S^(r)(y) / r!`` at ``y = 1/2`` for each coalition:
     (games, coalitions).
@@ -198,41 +153,6 @@ def _banzhaf_derivative(gap, b, members, n_players: int, r: int) -> _Scaled:
     return _Scaled.of(series[..., r] * (-1) ** r).times(
         _Scaled(np.ones(exponent.shape), exponent - (r + 1))
     )
-
-
-def _combinations(n_players: int, size: int) -> np.ndarray:
-    """All coalitions of ``size`` players, lexicographic: (count, size)."""
-    combos = list(itertools.combinations(range(n_players), size))
-    return np.array(combos, dtype=np.intp).reshape(len(combos), size)
-
-
-def _lexicographic_rank(combinations: np.ndarray, n_players: int) -> np.ndarray:
-    """The rank of each row of ``combinations`` (sorted players) among all
-    combinations of its size, in lexicographic order."""
-    size = combinations.shape[1]
-    rank = np.zeros(len(combinations), dtype=np.int64)
-    previous = np.full(len(combinations), -1)
-    for i in range(size):
-        after = size - 1 - i
-        # before[v]: the combinations whose i-th player is below v.
-        counts = [math.comb(n_players - 1 - v, after) for v in range(n_players)]
-        before = np.concatenate([[0], np.cumsum(counts)])
-        rank += before[combinations[:, i]] - before[previous + 1]
-        previous = combinations[:, i]
-    return rank
-
-
-def _k_additive(sii: dict[int, np.ndarray], order: int, n_players: int):
-    """k-SII of each size from the SII of the sizes 1..order."""
-    bernoulli = bernoulli_numbers(order + 1)
-    result = {size: np.zeros_like(values) for size, values in sii.items()}
-    for t in range(1, order + 1):
-        combos = _combinations(n_players, t)
-        for s in range(1, t + 1):
-            for positions in itertools.combinations(range(t), s):
-                ranks = _lexicographic_rank(combos[:, positions], n_players)
-                np.add.at(result[s], ranks, float(bernoulli[t - s]) * sii[t])
-    return result
 
 
 def product_interaction_indices(
@@ -286,39 +206,27 @@ default="k-SII"
     n_games, n_players = a.shape
     index, order = check_index(index, order, n_players)
     gap = a - b
-    n_moving = int((gap != 0).any(axis=0).sum())
-    nodes, node_weights = gauss_legendre((n_moving + 2 * order) // 2 + 1)
+    plan = IndexPlan(index, order, n_players, int((gap != 0).any(axis=0).sum()))
+    nodes, node_weights = gauss_legendre(plan.n_points)
     points = np.concatenate([nodes, [0.0, 0.5]])
-    factors = b[:, :, None] + points * gap[:, :, None]
-    leave_out = _LeaveOut(factors)
-    zero_point = np.eye(len(points))[-2]
-    game_weights = _Scaled.of(weights)
-    by_size = {}
-    for size in range(0 if index in _WITH_EMPTY and index != "k-SII" else 1, order + 1):
-        combos = _combinations(n_players, size)
-        point_weights = _point_weights(index, order, size, nodes, node_weights)
+    leave_out = _LeaveOut(b[:, :, None] + points * gap[:, :, None])
+    game_weights = _Scaled.of(weights)[:, None]
+    by_size = []
+    for size in plan.sizes:
+        combos = combinations(n_players, size)
+        weights_at = point_weights(index, order, size, nodes, node_weights)
         values = np.empty(len(combos))
         block = max(1, _BLOCK_VALUES // (n_games * len(points) * max(size, 1)))
         for start in range(0, len(combos), block):
             members = combos[start : start + block]
-            q = leave_out.without(members)
-            if point_weights is None:  # FBII below the top order
+            functional = _weighted_sum(leave_out.without(members), weights_at)
+            if needs_derivative(index, order, size):
                 functional = _added(
-                    _weighted_sum(q, zero_point),
+                    functional,
                     _banzhaf_derivative(gap, b, members, n_players, order - size),
                 )
-            else:
-                functional = _weighted_sum(q, point_weights)
             share = _product(gap[:, members], axis=2).times(functional)
-            share = share.times(
-                _Scaled(game_weights.mantissa[:, None], game_weights.exponent[:, None])
-            )
-            values[start : start + block] = share.value().sum(axis=0)
-        by_size[size] = values
-    if index == "k-SII":
-        by_size = _k_additive(by_size, order, n_players)
-        empty = _product(b, axis=1).times(game_weights)  # v(∅)
-        by_size[0] = np.array([empty.value().sum()])
-    coalitions = coalitions_up_to(n_players, order, index)
-    values = np.concatenate([by_size[s] for s in sorted(by_size)])
-    return InteractionIndices(index, order, coalitions, values)
+            values[start : start + block] = share.times(game_weights).value().sum(0)
+        by_size.append(values)
+    values = plan.k_additive(np.concatenate(by_size))
+    return InteractionIndices(index, order, plan.coalitions, values)
