@@ -26,6 +26,7 @@ from ._contract.results import (
     allocated_interactions,
     with_quadrature,
 )
+from ._coalitions import explained_indices
 from ._runtime.chunks import in_chunks
 from ._runtime.dask import is_dask_collection, lazy_explanation
 from ._runtime.memory import parse_memory
@@ -54,6 +55,9 @@ class BaseExplainer(InputMixin, FramesMixin, BaseEstimator):
 
     #: Whether :meth:`explain_interactions` is implemented (``_interaction_rows``).
     supports_interactions: ClassVar[bool] = False
+
+    #: Whether :meth:`explain_interactions` takes an ``index`` (``_index_rows``).
+    supports_indices: ClassVar[bool] = False
 
     # The fitted attribute that check_is_fitted looks for.
     _fitted_attribute: ClassVar[str] = ""
@@ -195,20 +199,37 @@ class BaseExplainer(InputMixin, FramesMixin, BaseEstimator):
         self,
         X,
         *,
+        index: str | None = None,
+        order: int = 2,
+        top_k: int | None = None,
         output=None,
         progress: bool | Callable[[int, int], None] | None = None,
     ) -> pd.DataFrame:
         """Shapley interaction values of the model's output for each row of ``X``.
 
-        In shap's convention: for players ``i != j``, the entry is half the
-        Shapley interaction index of ``i`` and ``j`` (so the matrix is
-        symmetric), and the diagonal holds the main effects, so that each
-        row of a sample's matrix sums to that player's Shapley value.
+        By default in shap's convention: for players ``i != j``, the entry is
+        half the Shapley interaction index of ``i`` and ``j`` (so the matrix
+        is symmetric), and the diagonal holds the main effects, so that each
+        row of a sample's matrix sums to that player's Shapley value. With
+        ``index``, an interaction index of any order instead: one column per
+        coalition of at most ``order`` players (see the user guide,
+        "Interactions of any order").
 
         Parameters
         ----------
         X : array-like or pandas.DataFrame of shape (n_samples, n_features)
             The rows to explain. DataFrame columns are matched by name.
+        index : {"SII", "k-SII", "STII", "FSII", "FBII", "BII", "Moebius"}, \
+default=None
+            The interaction index; None for the pairwise matrices in shap's
+            convention. Explainers with ``supports_indices`` offer them.
+        order : int, default=2
+            The largest coalition, from 1 to the number of players (with
+            ``index`` only: shap's convention is of order 2).
+        top_k : int, default=None
+            With ``index``: keep only the ``top_k`` largest values (in
+            absolute value) of each row and output, in a long table, for
+            results that would not fit in ``max_memory``.
         output : object, default=None
             One of ``output_names_``: that output's values only. By default
             every output's values.
@@ -224,13 +245,21 @@ class BaseExplainer(InputMixin, FramesMixin, BaseEstimator):
             (``X``'s index, then the players), and the columns of
             :meth:`explain`: one per player, or ``(output, player)`` for
             several outputs unless ``output`` picks one. The entries of
-            row ``(r, i)`` sum to ``explain(X).loc[r, i]``.
+            row ``(r, i)`` sum to ``explain(X).loc[r, i]``. With ``index``:
+            the rows of :meth:`explain` and one column per coalition, the
+            tuple of its players' names (``()`` for the empty coalition,
+            where the index gives it a value), by size then in the players'
+            order, or ``(output, coalition)`` for several outputs; k-SII,
+            STII and FSII values sum to the raw output. With ``top_k``: rows
+            ``(row, rank)`` (``(row, output, rank)`` for several outputs)
+            and the columns ``coalition`` and ``value``.
 
         Raises
         ------
         NotImplementedError
             If the explainer has no interaction values
-            (``supports_interactions`` is False).
+            (``supports_interactions`` is False), or no interaction indices
+            (``supports_indices`` is False) and ``index`` is given.
         MemoryError
             If the result (``n_samples * n_players**2 * n_outputs`` doubles)
             cannot be allocated; nothing is computed then. Beyond the result,
@@ -267,6 +296,8 @@ class BaseExplainer(InputMixin, FramesMixin, BaseEstimator):
             )
         self._check_fitted()
         progress = progress_callback(progress)
+        if index is not None or top_k is not None or order != 2:
+            return explained_indices(self, X, index, order, top_k, output, progress)
         picked = slice(None)
         if output is not None:
             picked = [output_position(self.output_names_, output)]
@@ -430,4 +461,20 @@ class BaseExplainer(InputMixin, FramesMixin, BaseEstimator):
         Returns the quadrature used, if it depends on the rows. Explainers
         that implement it set ``supports_interactions``.
         """
+        raise NotImplementedError
+
+    def _index_rows(self, X: np.ndarray, plan, out: np.ndarray, n_threads: int):
+        """Add the interaction indices of the validated rows ``X`` to ``out``.
+
+        ``out`` has shape (n_samples, n_outputs, plan.n_columns) and starts
+        at zero; it receives each row's values by colexicographic column
+        (see ``games._index_plan``), the model's constant included in the
+        empty coalition's. Explainers that implement it, with
+        ``_index_game_players`` (the most players of one game), set
+        ``supports_indices``.
+        """
+        raise NotImplementedError
+
+    def _index_game_players(self) -> int:
+        """The most players of one of the value function's product games."""
         raise NotImplementedError

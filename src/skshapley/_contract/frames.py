@@ -110,3 +110,34 @@ class FrameLayout:
             names=[index.name or "row", "feature"],
             verify_integrity=False,
         )
+
+
+def coalition_frame(
+    values: np.ndarray, index: pd.Index, coalitions, players, outputs
+) -> pd.DataFrame:
+    """A DataFrame of interaction indices (n_samples, n_outputs, n_coalitions).
+
+    One column per coalition, labelled by the tuple of its players' names
+    (``()`` for the empty one), or columns ``(output, coalition)`` for
+    several outputs.
+    """
+    n_samples, n_outputs, n_coalitions = values.shape
+    names = list(players)
+    labels = pd.Index(
+        [tuple(names[p] for p in coalition) for coalition in coalitions],
+        dtype=object,
+        tupleize_cols=False,
+        name="coalition",
+    )
+    columns = labels
+    if n_outputs > 1:
+        columns = pd.MultiIndex(
+            levels=[pd.Index(list(outputs)), labels],
+            codes=[
+                np.repeat(np.arange(n_outputs), n_coalitions),
+                np.tile(np.arange(n_coalitions), n_outputs),
+            ],
+            names=["output", "coalition"],
+        )
+    flat = values.reshape(n_samples, n_outputs * n_coalitions)
+    return pd.DataFrame(flat, index=index, columns=columns, copy=False)

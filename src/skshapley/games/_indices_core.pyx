@@ -21,9 +21,6 @@ import numpy as np
 cdef class RuleView:
     """An ``IndexPlan``'s kernel arrays, kept alive, and their IndexRule."""
 
-    cdef IndexRule rule
-    cdef object arrays
-
     def __init__(self, plan):
         cdef const double[::1] nodes
         cdef const double[:, ::1] weights
@@ -68,7 +65,7 @@ def add_row_games(
     cdef Py_ssize_t points = view.rule.n_points + 2
     cdef const IndexRule *rule = &view.rule
     cdef Py_ssize_t[::1] players = np.arange(max(n_players, 1), dtype=np.intp)
-    cdef GameScratch *scratch
+    cdef GameScratch *scratch = NULL
     cdef bint ready = False  # (copied into each thread: initialized)
     cdef int[::1] failed = np.zeros(1, dtype=np.intc)
     if n_rows == 0 or n_games == 0:

@@ -189,6 +189,7 @@ class TreeExplainer(BaseExplainer):
     _fitted_attribute = "ensemble_"
     _parse = staticmethod(parse_model)
     supports_interactions = True
+    supports_indices = True
     method_ = "tree"
 
     base_value_meaning = _BaseValueMeaning()
@@ -311,6 +312,23 @@ class TreeExplainer(BaseExplainer):
             return self._interventional_interaction_rows(X, out, n_threads)
         self._path_dependent.interactions(X, out, n_threads)
         return None
+
+    def _index_rows(self, X, plan, out, n_threads) -> None:
+        """Add the interaction indices of the validated rows ``X`` to ``out``."""
+        if self.feature_perturbation == "interventional":
+            raise NotImplementedError(
+                "Interaction indices of any order are computed for the "
+                "path-dependent value function only, so far: use "
+                "feature_perturbation='tree_path_dependent', or index=None for "
+                "interventional pairwise interaction values."
+            )
+        self._path_dependent.indices(X, plan, out, n_threads)
+        if plan.sizes.start == 0:  # the constant is the empty coalition's
+            out[:, :, 0] += self.ensemble_.base_offset
+
+    def _index_game_players(self) -> int:
+        """The most distinct players on one path."""
+        return self._path_dependent.max_depth
 
     def _raw_rows(self, X) -> np.ndarray:
         """The raw output of the validated rows ``X``, from the parsed trees."""

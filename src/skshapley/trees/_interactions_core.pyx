@@ -42,11 +42,9 @@ from libc.string cimport memset
 from ..games._rules cimport Rule, Rules, rule_of, rules_view
 from ._chunks cimport MAX_PARTIAL_VALUES, add_chunk_sums, item_values, lanes_add
 from ._routing cimport Routing
-from ._row_nodes cimport RowNode, row_goes_left
+from ._row_nodes cimport RowNode, RowTrees, row_goes_left, row_trees
 
 import numpy as np
-
-from ._table import ZERO_AS_MISSING
 
 
 cdef extern from "_lanes.h" nogil:
@@ -72,18 +70,6 @@ cdef enum:
     # new 1/f and g of the edge followed, then g's change (not weighted) on
     # the edge followed and on the edge left.
     _EDGE_ROWS = 8
-
-
-cdef struct _Trees:
-    # The TreeEnsemble's arrays (see _table.py), read-only.
-    const Py_ssize_t *roots
-    const Py_ssize_t *tree_output
-    const Py_ssize_t *tree_width
-    const RowNode *nodes            # children, player, feature, threshold,
-                                    # cover ratio (_tree_core.Forest.row_nodes)
-    Routing routing                 # the split conditions goes_left reads
-    const double *value             # (n_nodes, value_stride)
-    Py_ssize_t value_stride
 
 
 cdef struct _Frame:
@@ -164,7 +150,7 @@ cdef inline void _add_split(
 
 
 cdef inline void _walk_tree_points(
-    const _Trees *trees,
+    const RowTrees *trees,
     _Scratch *scratch,
     Py_ssize_t tree,
     const Rule *rule,
@@ -296,7 +282,7 @@ cdef inline void _walk_tree_points(
 
 
 cdef void _walk_tree(
-    const _Trees *trees,
+    const RowTrees *trees,
     _Scratch *scratch,
     Py_ssize_t tree,
     const Rule *rule,
@@ -383,7 +369,7 @@ cdef void _release(_Scratch *scratch) noexcept nogil:
 
 
 cdef void _walk_trees(
-    const _Trees *trees,
+    const RowTrees *trees,
     _Scratch *scratch,
     const Rules *rules,
     Py_ssize_t tree_begin,
@@ -428,21 +414,14 @@ def path_dependent_interactions(
     order: with fewer rows than threads, each (row, chunk) runs on any
     thread, and the values are the same whatever the threads.
     """
-    cdef const Py_ssize_t[::1] roots = ensemble.roots
-    cdef const Py_ssize_t[::1] tree_output = ensemble.tree_output
     cdef const Py_ssize_t[::1] tree_width = ensemble.tree_width
-    cdef const double[::1] threshold = ensemble.threshold
-    cdef const double[:, ::1] value = ensemble.value
-    cdef const unsigned char[::1] missing_left = ensemble.missing_left
-    cdef const unsigned char[::1] is_categorical = ensemble.is_categorical
-    cdef const unsigned int[:, ::1] bitset = ensemble.category_bitset
     cdef Rules rule_table = rules_view(rules)
     cdef Py_ssize_t n_samples = X.shape[0], n_outputs = out.shape[1]
     cdef Py_ssize_t n_players = out.shape[2], levels = max_depth + 1
     cdef Py_ssize_t n_chunks = chunk_start.shape[0] - 1
     cdef Py_ssize_t row_values = n_outputs * n_players * n_players
     cdef Py_ssize_t m_max = 1, width_max = 1, row, tree, item, c
-    cdef _Trees trees
+    cdef RowTrees trees
     cdef _Scratch *scratch = NULL
     cdef double *partials = NULL
     cdef double *partial = NULL
@@ -454,19 +433,7 @@ def path_dependent_interactions(
         m_max = max(m_max, rule_table.n_points[tree])
     for tree in range(tree_width.shape[0]):
         width_max = max(width_max, tree_width[tree])
-    trees.roots = &roots[0]
-    trees.tree_output = &tree_output[0]
-    trees.tree_width = &tree_width[0]
-    if row_nodes.shape[0] != threshold.shape[0] * sizeof(RowNode):
-        raise ValueError("row_nodes must hold one record per node.")
-    trees.nodes = <const RowNode *> &row_nodes[0]
-    trees.routing.threshold = &threshold[0]
-    trees.routing.missing_left = &missing_left[0]
-    trees.routing.is_categorical = &is_categorical[0]
-    trees.routing.bitset = &bitset[0, 0]
-    trees.routing.zero_as_missing = ZERO_AS_MISSING
-    trees.value = &value[0, 0]
-    trees.value_stride = value.shape[1]
+    trees = row_trees(ensemble, row_nodes)
     if n_samples == 0:
         return
     # Fewer rows than threads: (row, chunk) items, if their sums are small,

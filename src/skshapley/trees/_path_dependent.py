@@ -15,7 +15,8 @@ import numpy as np
 from .._contract.results import in_shap_convention
 from .._runtime.limits import MAX_SCRATCH_BYTES_PER_THREAD
 from ..games._quadrature import Rules, exact_n_points
-from . import _interactions_core, _tree_core
+from ..games._indices_core import RuleView
+from . import _index_core, _interactions_core, _tree_core
 from ._schedule import tree_chunks
 from ._table import TreeEnsemble
 
@@ -121,6 +122,18 @@ class PathDependent:
             self.interaction_chunk_start, X, out, n_threads,
         )  # fmt: skip
         in_shap_convention(out, np.einsum("...jj->...j", out))
+
+    def indices(self, X: np.ndarray, plan, out: np.ndarray, n_threads: int) -> None:
+        """Add the rows' interaction indices of ``plan`` to ``out``.
+
+        ``out`` has shape (n_samples, n_outputs, plan.n_columns) and is
+        zero; its columns are colexicographic (see ``games._index_plan``).
+        """
+        _index_core.path_dependent_indices(
+            self.ensemble, self.forest().row_nodes(), RuleView(plan),
+            plan.n_players, self.max_depth, X, out,
+            n_threads,
+        )  # fmt: skip
 
     def expected_value(self) -> np.ndarray:
         """v(∅), per output: each tree's leaves weighted by training cover."""
