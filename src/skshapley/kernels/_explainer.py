@@ -10,6 +10,8 @@ from .._contract.features import feature_names
 from .._contract.results import QuadratureUse, in_shap_convention
 from .._runtime.memory import DEFAULT_MAX_MEMORY
 from .._runtime.threads import effective_n_threads
+from ..games import _indices_core
+from ..games._indices_core import RuleView
 from ..games._product import add_pure_game_sums
 from ..games._product_core import GAMES_PER_TASK
 from ..games._quadrature import (
@@ -146,6 +148,7 @@ class ProductKernelExplainer(BaseExplainer):
     _fitted_attribute = "game_"
     _parse = staticmethod(parse_kernel_model)
     supports_interactions = True
+    supports_indices = True
     method_ = "kernel"
 
     base_value_meaning = (
@@ -284,6 +287,32 @@ class ProductKernelExplainer(BaseExplainer):
         out += out.transpose(0, 1, 3, 2)  # the kernel fills the upper triangle
         in_shap_convention(out, phi)
         return QuadratureUse(most_points, 0.0 if exact else None)
+
+    def _index_rows(self, X, plan, out, n_threads) -> None:
+        """Add the interaction indices of the validated rows ``X`` to ``out``.
+
+        Each reference point's game is pure (``b = 1``) on every player, so
+        its indices are exact with the plan's rule; the intercept is the
+        empty coalition's.
+        """
+        view = RuleView(plan)
+        n_players = len(self.player_names_)
+        for component in self.game_.components:
+            for rows, references in _blocks(X.shape, component.weights.shape):
+                block = X[rows]
+                gaps, _ = self._games(component, block, references, n_threads)
+                factors = (gaps + 1.0).reshape(len(block), -1, n_players)
+                _indices_core.add_row_games(
+                    view, factors, np.ones(factors.shape[1:]),
+                    np.ascontiguousarray(component.weights[references]), out[rows],
+                    n_threads,
+                )  # fmt: skip
+        if plan.sizes.start == 0:
+            out[:, :, 0] += self.game_.intercept
+
+    def _index_game_players(self) -> int:
+        """Every reference point's game has every player."""
+        return len(self.player_names_)
 
     def _record(self, quadrature: QuadratureUse) -> None:
         """Keep the quadrature facts of the last explanation as attributes."""
