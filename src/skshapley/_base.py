@@ -284,20 +284,22 @@ default=None
         >>> bool(abs(interactions.sum(axis=1).unstack() - phi).max().max() < 1e-9)
         True
         """
-        if not self.supports_interactions:
-            raise NotImplementedError(
-                f"{type(self).__name__} has no interaction values "
-                "(supports_interactions is False)."
-            )
         if is_dask_collection(X):
             raise TypeError(
                 "explain_interactions returns its values in memory; for a Dask "
                 "collection, explain its partitions (X.map_partitions) instead."
             )
+        if index is not None or top_k is not None or order != 2:
+            self._check_fitted()
+            progress = progress_callback(progress)
+            return explained_indices(self, X, index, order, top_k, output, progress)
+        if not self.supports_interactions:
+            raise NotImplementedError(
+                f"{type(self).__name__} has no interaction values "
+                "(supports_interactions is False)."
+            )
         self._check_fitted()
         progress = progress_callback(progress)
-        if index is not None or top_k is not None or order != 2:
-            return explained_indices(self, X, index, order, top_k, output, progress)
         picked = slice(None)
         if output is not None:
             picked = [output_position(self.output_names_, output)]
@@ -467,9 +469,9 @@ default=None
         """Add the interaction indices of the validated rows ``X`` to ``out``.
 
         ``out`` has shape (n_samples, n_outputs, plan.n_columns) and starts
-        at zero; it receives each row's values by colexicographic column
-        (see ``games._index_plan``), the model's constant included in the
-        empty coalition's. Explainers that implement it, with
+        at zero; it receives each row's values in the plan's order (see
+        ``games._index_plan``), the model's constant included in the empty
+        coalition's. Explainers that implement it, with
         ``_index_game_players`` (the most players of one game), set
         ``supports_indices``.
         """

@@ -1,11 +1,10 @@
 """Interaction indices of any order for the explainers: the orchestration
 of ``explain_interactions(X, index=..., order=...)``.
 
-The explainer's ``_index_rows`` adds each row's values by colexicographic
-column (``games._index_plan``); here the rows go in chunks that fit
-``max_memory``, each chunk's columns are put in order, and the result is a
-DataFrame: one column per coalition, or with ``top_k`` a long table of each
-row's largest values.
+The explainer's ``_index_rows`` gives each row's values in the plan's
+order (``games._index_plan``); here the rows go in chunks that fit
+``max_memory``, and the result is a DataFrame: one column per coalition, or
+with ``top_k`` a long table of each row's largest values.
 """
 
 from collections.abc import Callable
@@ -48,7 +47,11 @@ def explained_indices(
     if top_k is not None:
         top_k = check_count(top_k, "top_k")
     plan = IndexPlan(index, order, n_players, explainer._index_game_players())
-    kept = [output_position(explainer.output_names_, output)] if output is not None else None
+    kept = (
+        [output_position(explainer.output_names_, output)]
+        if output is not None
+        else None
+    )
     n_kept = 1 if kept else n_outputs
     n_samples, rows_index, rows_of = explainer._row_source(X)
     _check_fits(explainer, plan, n_samples, n_outputs, n_kept, top_k)
@@ -63,9 +66,7 @@ def explained_indices(
         chunk = np.zeros((rows.stop - rows.start, n_outputs, plan.n_columns))
         n_threads = explainer._n_threads(rows.stop - rows.start)
         explainer._index_rows(rows_of(rows), plan, chunk, n_threads)
-        ordered = plan.finish(chunk)
-        if kept:
-            ordered = ordered[:, kept]
+        ordered = chunk[:, kept] if kept else chunk
         if top_k is None:
             values[rows] = ordered
             return
@@ -106,7 +107,11 @@ def _largest_frame(values, columns, rows_index, plan, explainer, outputs):
     names = list(explainer.player_names_)
     labels = np.empty(plan.n_columns, dtype=object)
     labels[:] = [tuple(names[p] for p in c) for c in plan.coalitions]
-    levels = [rows_index, pd.Index(outputs, name="output"), pd.RangeIndex(width, name="rank")]
+    levels = [
+        rows_index,
+        pd.Index(outputs, name="output"),
+        pd.RangeIndex(width, name="rank"),
+    ]
     if n_kept == 1:
         levels.pop(1)
     index = pd.MultiIndex.from_product(levels)

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._runtime.memory import DEFAULT_MAX_MEMORY
 from ..games._exact import MAX_TABLE_PLAYERS, _masks_to_bool, table_indices
+from ..games._indices import interaction_indices
 from ._explainer import AgnosticExplainer, Rows
 
 _INDEX_WORDS = {"shapley": "Shapley", "banzhaf": "Banzhaf", "loo": "leave-one-out"}
@@ -103,6 +104,7 @@ class ExactExplainer(AgnosticExplainer):
     """
 
     method_: ClassVar[str] = "exact"
+    supports_indices: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -161,6 +163,21 @@ class ExactExplainer(AgnosticExplainer):
         for row, label in enumerate(X.frame.index):
             tables[row] = self._coalition_table(hybrids, row, label).T
         values[:] = table_indices(tables, n_players, self.index)
+
+    def _index_rows(self, X: Rows, plan, out: np.ndarray, n_threads: int) -> None:
+        """Interaction indices of each row's game, from its table (at most
+        16 players)."""
+        hybrids = self._hybrids(X)
+        for row, label in enumerate(X.frame.index):
+            table = self._coalition_table(hybrids, row, label)
+            for o in range(table.shape[1]):
+                out[row, o] = interaction_indices(
+                    table[:, o], plan.n_players, index=plan.index, order=plan.order
+                ).values
+
+    def _index_game_players(self) -> int:
+        """The one game of a row has every player."""
+        return len(self.player_names_)
 
     def _coalition_table(self, hybrids, row: int, label) -> np.ndarray:
         """``v(S)`` of every coalition ``S`` (by bitmask) of explained ``row``.

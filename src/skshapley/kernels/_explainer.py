@@ -297,6 +297,7 @@ class ProductKernelExplainer(BaseExplainer):
         """
         view = RuleView(plan)
         n_players = len(self.player_names_)
+        by_colex = np.zeros_like(out)
         for component in self.game_.components:
             for rows, references in _blocks(X.shape, component.weights.shape):
                 block = X[rows]
@@ -304,11 +305,12 @@ class ProductKernelExplainer(BaseExplainer):
                 factors = (gaps + 1.0).reshape(len(block), -1, n_players)
                 _indices_core.add_row_games(
                     view, factors, np.ones(factors.shape[1:]),
-                    np.ascontiguousarray(component.weights[references]), out[rows],
-                    n_threads,
+                    np.ascontiguousarray(component.weights[references]),
+                    by_colex[rows], n_threads,
                 )  # fmt: skip
         if plan.sizes.start == 0:
-            out[:, :, 0] += self.game_.intercept
+            by_colex[:, :, 0] += self.game_.intercept
+        out[:] = plan.finish(by_colex)
 
     def _index_game_players(self) -> int:
         """Every reference point's game has every player."""

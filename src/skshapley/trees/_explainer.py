@@ -322,9 +322,11 @@ class TreeExplainer(BaseExplainer):
                 "feature_perturbation='tree_path_dependent', or index=None for "
                 "interventional pairwise interaction values."
             )
-        self._path_dependent.indices(X, plan, out, n_threads)
+        by_colex = np.zeros_like(out)
+        self._path_dependent.indices(X, plan, by_colex, n_threads)
         if plan.sizes.start == 0:  # the constant is the empty coalition's
-            out[:, :, 0] += self.ensemble_.base_offset
+            by_colex[:, :, 0] += self.ensemble_.base_offset
+        out[:] = plan.finish(by_colex)
 
     def _index_game_players(self) -> int:
         """The most distinct players on one path."""
