@@ -274,7 +274,8 @@ def test_a_result_too_large_for_max_memory_says_how_many_coalitions():
     explainer = TreeExplainer(model, max_memory="500KB").fit()
     with pytest.raises(ValueError, match="has 385 coalitions per row") as error:
         explainer.explain_interactions(X, index="SII", order=4)
-    assert "top_k" in str(error.value) and "smaller order" in str(error.value)
+    assert "top_k" in str(error.value)
+    assert "smaller order" in str(error.value)
     top = explainer.explain_interactions(X, index="SII", order=4, top_k=3)
     assert len(top) == 3 * len(X)
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
+from ._coalitions import explained_indices
 from ._contract.mixins import FramesMixin, InputMixin
 from ._contract.naming import model_name
 from ._contract.outputs import output_position
@@ -26,7 +27,6 @@ from ._contract.results import (
     allocated_interactions,
     with_quadrature,
 )
-from ._coalitions import explained_indices
 from ._runtime.chunks import in_chunks
 from ._runtime.dask import is_dask_collection, lazy_explanation
 from ._runtime.memory import parse_memory

@@ -103,7 +103,7 @@ def _check_fits(explainer, plan, n_samples, n_outputs, n_kept, top_k) -> None:
 
 def _largest_frame(values, columns, rows_index, plan, explainer, outputs):
     """The long table of each row's (and output's) largest values."""
-    n_samples, n_kept, width = values.shape
+    _n_samples, n_kept, width = values.shape
     names = list(explainer.player_names_)
     labels = np.empty(plan.n_columns, dtype=object)
     labels[:] = [tuple(names[p] for p in c) for c in plan.coalitions]

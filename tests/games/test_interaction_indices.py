@@ -19,8 +19,8 @@ from skshapley.games import (
     product_interactions,
     product_shapley,
 )
-from skshapley.games._indices import bernoulli_numbers
 from skshapley.games._index_plan import lexicographic_rank
+from skshapley.games._indices import bernoulli_numbers
 
 # The indices whose values, with the empty coalition's, add up to v(N).
 EFFICIENT = ("k-SII", "STII", "FSII")

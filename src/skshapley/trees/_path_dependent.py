@@ -14,8 +14,8 @@ import numpy as np
 
 from .._contract.results import in_shap_convention
 from .._runtime.limits import MAX_SCRATCH_BYTES_PER_THREAD
-from ..games._quadrature import Rules, exact_n_points
 from ..games._indices_core import RuleView
+from ..games._quadrature import Rules, exact_n_points
 from . import _index_core, _interactions_core, _tree_core
 from ._schedule import tree_chunks
 from ._table import TreeEnsemble
