@@ -330,3 +330,38 @@ def test_exact_explainer_indices_equal_the_tree_games():
     for index in INDICES:
         frame = exact.explain_interactions(rows, index=index, order=3)
         assert_matches(frame, hybrid_tables, index, 3, 1, tolerance=1e-10)
+
+
+def shapiq_tree_indices():
+    """The indices shapiq's path-dependent TreeExplainer computes: SII and
+    k-SII since 1.3, also BII and the Möbius transform since 1.7."""
+    from importlib.metadata import version
+
+    major, minor = (int(part) for part in version("shapiq").split(".")[:2])
+    return ("SII", "k-SII") + (("BII", "Moebius") if (major, minor) >= (1, 7) else ())
+
+
+def test_tree_indices_equal_shapiqs_tree_explainer():
+    shapiq = pytest.importorskip("shapiq")
+    model, X, y = tree_models()["forest"]
+    model.fit(X, y)
+    explainer = TreeExplainer(model).fit()
+    names = list(X.columns)
+    for index in shapiq_tree_indices():
+        for order in (2, 3):
+            theirs = shapiq.TreeExplainer(model, index=index, max_order=order)
+            for r in (0, 7):
+                values = theirs.explain(X.iloc[r].to_numpy())
+                ours = explainer.explain_interactions(
+                    X.iloc[[r]], index=index, order=order
+                ).iloc[0]
+                lookup = values.interaction_lookup
+                for label, value in ours.items():
+                    # shapiq leaves out coalitions whose value is 0.
+                    coalition = tuple(names.index(n) for n in label)
+                    expected = (
+                        values.values[lookup[coalition]] if coalition in lookup else 0
+                    )
+                    assert value == pytest.approx(expected, abs=1e-10), (
+                        index, order, coalition,
+                    )  # fmt: skip
