@@ -36,6 +36,12 @@ def random_product_games(rng, n_games, n_players):
     return a, b, rng.normal(size=n_games)
 
 
+def tolerance_of(index):
+    """The oracle's own accuracy: FSII and FBII come from a least-squares
+    solve over all coalitions (condition numbers of 1e3 to 1e4)."""
+    return 2e-11 if index in ("FSII", "FBII") else 1e-12
+
+
 def assert_equal_to(result, expected, tolerance):
     got = result.as_dict()
     assert list(got) == sorted(expected, key=lambda c: (len(c), c))
@@ -54,7 +60,7 @@ def test_enumeration_equals_each_definition(index, n_players):
         assert_equal_to(
             interaction_indices(table, n_players, index=index, order=order),
             expected,
-            1e-12,
+            tolerance_of(index),
         )
 
 
@@ -71,7 +77,7 @@ def test_product_games_equal_each_definition(index, n_players):
         assert_equal_to(
             product_interaction_indices(a, b, weights, index=index, order=order),
             expected,
-            1e-12,
+            tolerance_of(index),
         )
 
 

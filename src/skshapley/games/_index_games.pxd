@@ -12,7 +12,8 @@
 #     prod_{j in S} (a_j - b_j) * sum_p W[|S|, p] Q_S(x_p)   (+ FBII's term)
 #
 # with Q_S(x) = prod_{j not in S} (b_j + x (a_j - b_j)) at the points x_p:
-# the rule's nodes, then 0 and 1/2 (see _index_plan.py for the weights W).
+# the rule's nodes, then 0 and 1/2 where the index weighs them (see
+# _index_plan.py for the points and the weights W).
 # The coalitions are visited depth first in increasing player order; each
 # level keeps the product of the factors of the players skipped so far, and
 # a suffix product gives the rest: O(points) per coalition, no division.
@@ -24,9 +25,9 @@ from libc.stdlib cimport calloc, free
 
 cdef struct IndexRule:
     Py_ssize_t order
-    Py_ssize_t n_points             # the rule's nodes; the points add 0, 1/2
-    const double *nodes             # (n_points,)
-    const double *weights           # (order + 1, n_points + 2): W
+    Py_ssize_t n_points
+    const double *points            # (n_points,)
+    const double *weights           # (order + 1, n_points): W
     const unsigned char *derivative # (order + 1,): FBII below the top order
     Py_ssize_t min_size             # 0 if the empty coalition has a column
     const Py_ssize_t *binomial      # (n_players, order + 1): C(p, i)
@@ -76,7 +77,7 @@ cdef inline void _record(
 ) noexcept nogil:
     """Add the coalition's value, ``gaps`` (its players' ``a - b``) times
     the functional of ``Q_S = before * after``, to each output's column."""
-    cdef Py_ssize_t points = rule.n_points + 2, p, o
+    cdef Py_ssize_t points = rule.n_points, p, o
     cdef const double *w = rule.weights + size * points
     cdef double value = 0.0
     for p in range(points):
@@ -97,7 +98,7 @@ cdef inline void _visit(
     """Record every coalition that adds players from ``start`` on to the
     current one (``size`` players, colex ``rank``, product of gaps ``gaps``;
     ``running[size]`` the product of the skipped players' factors)."""
-    cdef Py_ssize_t points = rule.n_points + 2, p, c, below
+    cdef Py_ssize_t points = rule.n_points, p, c, below
     cdef double *current = scratch.running + (size + 1) * points
     cdef const double *factor
     cdef double gap
@@ -132,16 +133,14 @@ cdef inline void add_game_indices(
     """Add the game's indices, times ``weights[o]``, to ``out[o, column]``
     (``out`` of shape (n_outputs, n_columns)); ``n`` players at most the
     scratch's ``max_players``."""
-    cdef Py_ssize_t points = rule.n_points + 2, j, p
+    cdef Py_ssize_t points = rule.n_points, j, p
     cdef double gap
     cdef double *factor
     for j in range(n):
         factor = scratch.factor + j * points
         gap = a[j] - b[j]
-        for p in range(rule.n_points):
-            factor[p] = b[j] + rule.nodes[p] * gap
-        factor[rule.n_points] = b[j]
-        factor[rule.n_points + 1] = b[j] + 0.5 * gap
+        for p in range(points):
+            factor[p] = b[j] + rule.points[p] * gap
     for p in range(points):
         scratch.suffix[n * points + p] = 1.0
         scratch.running[p] = 1.0

@@ -21,10 +21,22 @@ from ._indices import _WITH_EMPTY, bernoulli_numbers, coalitions_up_to
 from ._quadrature import gauss_legendre
 
 
-def exact_points(n_players: int, order: int) -> int:
-    """Gauss–Legendre points exact for every index's integrand on games of
-    ``n_players`` moving players (degree at most ``n_players + order - 2``)."""
-    return (n_players + 2 * order) // 2 + 1
+def exact_nodes(index: str, n_players: int, order: int) -> int:
+    """Gauss–Legendre nodes exact for the index's integrands on games of
+    ``n_players`` moving players: degree ``n_players - 1`` for SII, k-SII
+    and STII, ``n_players + order - 2`` for FSII; none for the indices of
+    point values (BII, FBII, Möbius)."""
+    if index in ("BII", "FBII", "Moebius"):
+        return 0
+    degree = n_players + order - 2 if index == "FSII" else n_players - 1
+    return max(degree, 0) // 2 + 1
+
+
+def rule_of(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The Gauss–Legendre rule of ``n_nodes`` points on [0, 1] (none for 0)."""
+    if n_nodes == 0:
+        return np.empty(0), np.empty(0)
+    return gauss_legendre(n_nodes)
 
 
 def _faithful_shapley_polynomial(order: int, size: int) -> np.ndarray:
@@ -114,8 +126,8 @@ class IndexPlan:
     ----------
     index, order, n_players : str, int, int
         The index, its order and the players of the columns.
-    n_points : int
-        The quadrature nodes (exact for every integrand).
+    n_nodes : int
+        The quadrature nodes (exact for the index's integrands).
     """
 
     index: str
@@ -124,8 +136,8 @@ class IndexPlan:
     max_game_players: int
 
     @cached_property
-    def n_points(self) -> int:
-        return exact_points(self.max_game_players, self.order)
+    def n_nodes(self) -> int:
+        return exact_nodes(self.index, self.max_game_players, self.order)
 
     @cached_property
     def sizes(self) -> range:
@@ -149,14 +161,19 @@ class IndexPlan:
         return len(self.coalitions)
 
     def kernel_arrays(self) -> dict[str, np.ndarray]:
-        """The IndexRule's arrays (``_index_games.pxd``), by field name."""
-        nodes, node_weights = gauss_legendre(self.n_points)
+        """The IndexRule's arrays (``_index_games.pxd``), by field name: the
+        points where ``Q_S`` is evaluated (the nodes, then 0 and 1/2 where
+        some size weighs them) and each size's weights there."""
+        nodes, node_weights = rule_of(self.n_nodes)
         weights = np.stack(
             [
                 point_weights(self.index, self.order, s, nodes, node_weights)
                 for s in range(self.order + 1)
             ]
         )
+        used = np.ones(weights.shape[1], dtype=bool)
+        used[-2:] = (weights[:, -2:] != 0).any(axis=0)
+        points = np.concatenate([nodes, [0.0, 0.5]])[used]
         binomial = np.array(
             [
                 [math.comb(p, i) for i in range(self.order + 1)]
@@ -172,8 +189,8 @@ class IndexPlan:
             dtype=np.uint8,
         )
         return {
-            "nodes": np.ascontiguousarray(nodes),
-            "weights": weights,
+            "points": np.ascontiguousarray(points),
+            "weights": np.ascontiguousarray(weights[:, used]),
             "derivative": derivative,
             "binomial": binomial,
             "offset": self.offset,

@@ -22,21 +22,21 @@ cdef class RuleView:
     """An ``IndexPlan``'s kernel arrays, kept alive, and their IndexRule."""
 
     def __init__(self, plan):
-        cdef const double[::1] nodes
+        cdef const double[::1] points
         cdef const double[:, ::1] weights
         cdef const unsigned char[::1] derivative
         cdef const Py_ssize_t[:, ::1] binomial
         cdef const Py_ssize_t[::1] offset
         self.arrays = plan.kernel_arrays()
-        nodes = self.arrays["nodes"]
+        points = self.arrays["points"]
         weights = self.arrays["weights"]
         derivative = self.arrays["derivative"]
         binomial = self.arrays["binomial"]
         offset = self.arrays["offset"]
         self.rule.order = plan.order
-        self.rule.n_points = nodes.shape[0]
-        self.rule.nodes = &nodes[0]
-        self.rule.weights = &weights[0, 0]
+        self.rule.n_points = points.shape[0]
+        self.rule.points = &points[0] if points.shape[0] else NULL
+        self.rule.weights = &weights[0, 0] if points.shape[0] else NULL
         self.rule.derivative = &derivative[0]
         self.rule.min_size = plan.sizes.start
         self.rule.binomial = &binomial[0, 0]
@@ -62,7 +62,7 @@ def add_row_games(
     """
     cdef Py_ssize_t n_rows = a.shape[0], n_games = a.shape[1], n_players = a.shape[2]
     cdef Py_ssize_t n_outputs = weights.shape[1], row, g
-    cdef Py_ssize_t points = view.rule.n_points + 2
+    cdef Py_ssize_t points = view.rule.n_points
     cdef const IndexRule *rule = &view.rule
     cdef Py_ssize_t[::1] players = np.arange(max(n_players, 1), dtype=np.intp)
     cdef GameScratch *scratch = NULL

@@ -28,8 +28,8 @@ the supersets with ``u`` more players:
 - k-SII: the SII of the coalitions of at most ``k`` players, combined with
   Bernoulli numbers.
 
-Gauss–Legendre quadrature with ``(n + 2 k) / 2 + 1`` points is exact for
-every integrand. Products are kept as a mantissa and a power of two, so that
+Gauss–Legendre quadrature with ``n / 2 + 1`` nodes (``(n + k - 1) / 2 +
+1`` for FSII) is exact for every integrand. Products are kept as a mantissa and a power of two, so that
 none overflows or underflows before the value itself does; a factor that is
 0 is counted, not divided by.
 """
@@ -37,9 +37,14 @@ none overflows or underflows before the value itself does; a factor that is
 import numpy as np
 
 from .._contract.validation import check_games
-from ._index_plan import IndexPlan, combinations, needs_derivative, point_weights
+from ._index_plan import (
+    IndexPlan,
+    combinations,
+    needs_derivative,
+    point_weights,
+    rule_of,
+)
 from ._indices import InteractionIndices, check_index
-from ._quadrature import gauss_legendre
 
 # Values of one (games x coalitions x points) block, bounding its memory.
 _BLOCK_VALUES = 2**22
@@ -207,7 +212,7 @@ default="k-SII"
     index, order = check_index(index, order, n_players)
     gap = a - b
     plan = IndexPlan(index, order, n_players, int((gap != 0).any(axis=0).sum()))
-    nodes, node_weights = gauss_legendre(plan.n_points)
+    nodes, node_weights = rule_of(plan.n_nodes)
     points = np.concatenate([nodes, [0.0, 0.5]])
     leave_out = _LeaveOut(b[:, :, None] + points * gap[:, :, None])
     game_weights = _Scaled.of(weights)[:, None]

@@ -109,7 +109,7 @@ cdef bint _allocate(
     walk.a = <double *> calloc(levels, sizeof(double))
     walk.b = <double *> calloc(levels, sizeof(double))
     walk.n_path = 0
-    if not allocate_scratch(&walk.game, levels, rule.order, rule.n_points + 2) or (
+    if not allocate_scratch(&walk.game, levels, rule.order, rule.n_points) or (
         walk.present == NULL or walk.cover == NULL or walk.count == NULL
         or walk.path == NULL or walk.players == NULL or walk.a == NULL
         or walk.b == NULL
