@@ -33,6 +33,7 @@ cdef struct IndexRule:
     const Py_ssize_t *binomial      # (n_players, order + 1): C(p, i)
     const Py_ssize_t *offset        # (order + 1,): each size's first column
     Py_ssize_t n_columns
+    Py_ssize_t n_players
 
 
 cdef struct GameScratch:

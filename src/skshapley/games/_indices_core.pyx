@@ -42,6 +42,7 @@ cdef class RuleView:
         self.rule.binomial = &binomial[0, 0]
         self.rule.offset = &offset[0]
         self.rule.n_columns = plan.n_columns
+        self.rule.n_players = plan.n_players
 
 
 def add_row_games(

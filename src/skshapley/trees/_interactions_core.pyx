@@ -39,6 +39,8 @@ from cython.parallel cimport parallel, prange
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
+from ..games._index_games cimport IndexRule
+from ..games._indices_core cimport RuleView
 from ..games._rules cimport Rule, Rules, rule_of, rules_view
 from ._chunks cimport MAX_PARTIAL_VALUES, add_chunk_sums, item_values, lanes_add
 from ._routing cimport Routing
@@ -83,6 +85,16 @@ cdef struct _Frame:
     Py_ssize_t above                # the splits above it with A = 1
 
 
+cdef struct _Target:
+    # Where a row's sums go: its matrices (n_outputs, n_players, n_players),
+    # or with `columns`, its Shapley interaction index of every coalition of
+    # at most columns.order players (n_outputs, columns.n_columns), by
+    # colexicographic column (games/_index_games.pxd).
+    Py_ssize_t n_players
+    Py_ssize_t output_values        # a row's values per output
+    const IndexRule *columns        # NULL for matrices
+
+
 cdef struct _Scratch:
     # One thread's buffers; arrays with a `levels` axis hold one slice per
     # split of the current path.
@@ -99,6 +111,14 @@ cdef struct _Scratch:
     double *leave_g                 # g = -1/(1 - t) for A = 0, (m,)
     double *complement              # 1 - t, (m,)
     double *weighted                # w * dg * H of an edge, (width, m)
+    # Coalitions (a _Target with columns): the distinct players above a
+    # split, sorted, the members of the coalition being recorded, and the
+    # products of their g, (levels + 1, m).
+    int *stamp                      # (n_players,): seen at this split
+    int stamp_id
+    Py_ssize_t *distinct            # (levels,)
+    Py_ssize_t *members             # (levels,)
+    double *products_g              # (levels + 1, m)
 
 
 cdef inline void _add_split(
@@ -149,6 +169,102 @@ cdef inline void _add_split(
                 matrix[other * n_players + player] += total
 
 
+cdef inline Py_ssize_t _colex_rank(
+    const IndexRule *columns, const Py_ssize_t *members, Py_ssize_t size,
+    Py_ssize_t player,
+) noexcept nogil:
+    """The colexicographic rank of ``members`` (sorted) with ``player``."""
+    cdef Py_ssize_t rank = 0, i, position = 0, stride = columns.order + 1
+    cdef bint placed = False
+    for i in range(size):
+        if not placed and player < members[i]:
+            rank += columns.binomial[player * stride + position + 1]
+            position += 1
+            placed = True
+        rank += columns.binomial[members[i] * stride + position + 1]
+        position += 1
+    if not placed:
+        rank += columns.binomial[player * stride + position + 1]
+    return rank
+
+
+cdef void _add_coalitions(
+    _Scratch *scratch, const IndexRule *columns, Py_ssize_t player,
+    Py_ssize_t n_distinct, Py_ssize_t size, Py_ssize_t start,
+    const double *product_g, double *block, Py_ssize_t width, Py_ssize_t m,
+) noexcept nogil:
+    """Record ``members[:size]`` with ``player`` (the sums ``weighted`` times
+    the members' ``product_g``), then every coalition adding distinct
+    players from ``start`` on."""
+    cdef Py_ssize_t o, k, i, other
+    cdef Py_ssize_t column = columns.offset[size + 1] + _colex_rank(
+        columns, scratch.members, size, player
+    )
+    cdef double total
+    cdef double *product
+    cdef const double *g
+    for o in range(width):
+        total = 0.0
+        for k in range(m):
+            total += scratch.weighted[o * m + k] * product_g[k]
+        block[o * columns.n_columns + column] += total
+    if size + 1 >= columns.order:
+        return
+    product = scratch.products_g + (size + 1) * m
+    for i in range(start, n_distinct):
+        other = scratch.distinct[i]
+        if scratch.present[other] == 1.0:
+            g = scratch.reciprocal[other] + m
+        else:
+            g = scratch.leave_g
+        for k in range(m):
+            product[k] = product_g[k] * g[k]
+        scratch.members[size] = other
+        _add_coalitions(
+            scratch, columns, player, n_distinct, size + 1, i + 1, product, block,
+            width, m,
+        )
+
+
+cdef inline void _add_split_columns(
+    _Scratch *scratch,
+    const double *change_left,
+    const double *change_right,
+    const double *sums,
+    Py_ssize_t player,
+    Py_ssize_t above,
+    double *block,
+    const IndexRule *columns,
+    Py_ssize_t width,
+    Py_ssize_t m,
+) noexcept nogil:
+    """:func:`_add_split` for the coalitions of at most ``columns.order``
+    players: ``Integral dg H prod_{t in T} g_t`` to the coalition of the
+    split's player and each set ``T`` of distinct other players above it
+    (their g: the sums of their edges' changes above the split)."""
+    cdef Py_ssize_t wm = width * m, o, k, a, other, j, n_distinct = 0
+    scratch.stamp_id += 1
+    for a in range(above):
+        other = scratch.above_player[a]
+        if other != player and scratch.stamp[other] != scratch.stamp_id:
+            scratch.stamp[other] = scratch.stamp_id
+            j = n_distinct
+            while j > 0 and scratch.distinct[j - 1] > other:
+                scratch.distinct[j] = scratch.distinct[j - 1]
+                j -= 1
+            scratch.distinct[j] = other
+            n_distinct += 1
+    for o in range(width):
+        for k in range(m):
+            scratch.weighted[o * m + k] = (
+                change_left[k] * sums[o * m + k]
+                + change_right[k] * sums[wm + o * m + k]
+            )
+    _add_coalitions(
+        scratch, columns, player, n_distinct, 0, 0, scratch.first, block, width, m
+    )
+
+
 cdef inline void _walk_tree_points(
     const RowTrees *trees,
     _Scratch *scratch,
@@ -156,11 +272,11 @@ cdef inline void _walk_tree_points(
     const Rule *rule,
     const double *x,
     double *out,
-    Py_ssize_t n_players,
+    const _Target *target,
     Py_ssize_t m,
     Py_ssize_t width,
 ) noexcept nogil:
-    """Add one tree's sums, for the row ``x``, to the row's matrices ``out``.
+    """Add one tree's sums, for the row ``x``, to the row's values ``out``.
 
     ``m`` is the rule's number of points and ``width`` the tree's outputs
     per leaf, passed as constants by :func:`_walk_tree`.
@@ -169,7 +285,7 @@ cdef inline void _walk_tree_points(
     cdef const RowNode *record = nodes + trees.roots[tree]
     cdef const RowNode *child
     cdef Py_ssize_t wm = width * m
-    cdef double *block = out + trees.tree_output[tree] * n_players * n_players
+    cdef double *block = out + trees.tree_output[tree] * target.output_values
     cdef const double *t = rule.nodes
     cdef const double *w = rule.weights
     cdef const double *u = scratch.complement
@@ -255,11 +371,17 @@ cdef inline void _walk_tree_points(
             while True:
                 if side == 0:
                     break
-                if frame.present:
+                if frame.present and target.columns == NULL:
                     _add_split(
                         scratch, edge + (1 + 2 * (not frame.went_left)) * m,
                         edge + (1 + 2 * frame.went_left) * m, sums, player,
-                        frame.above, block, n_players, width, m,
+                        frame.above, block, target.n_players, width, m,
+                    )
+                elif frame.present:
+                    _add_split_columns(
+                        scratch, edge + (1 + 2 * (not frame.went_left)) * m,
+                        edge + (1 + 2 * frame.went_left) * m, sums, player,
+                        frame.above, block, target.columns, width, m,
                     )
                 # Both sides done: the player's state back, the split's sums
                 # into its parent's, and up.
@@ -288,32 +410,32 @@ cdef void _walk_tree(
     const Rule *rule,
     const double *x,
     double *out,
-    Py_ssize_t n_players,
+    const _Target *target,
 ) noexcept nogil:
     """:func:`_walk_tree_points` with the rule's number of points, a constant
     up to 8, and one output per leaf, the most common, as a constant (the
     compiler unrolls the loops over the points and drops the outputs')."""
     cdef Py_ssize_t m = rule.n_points, width = trees.tree_width[tree]
     if width != 1:
-        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, m, width)
+        _walk_tree_points(trees, scratch, tree, rule, x, out, target, m, width)
     elif m == 1:
-        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, 1, 1)
+        _walk_tree_points(trees, scratch, tree, rule, x, out, target, 1, 1)
     elif m == 2:
-        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, 2, 1)
+        _walk_tree_points(trees, scratch, tree, rule, x, out, target, 2, 1)
     elif m == 3:
-        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, 3, 1)
+        _walk_tree_points(trees, scratch, tree, rule, x, out, target, 3, 1)
     elif m == 4:
-        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, 4, 1)
+        _walk_tree_points(trees, scratch, tree, rule, x, out, target, 4, 1)
     elif m == 5:
-        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, 5, 1)
+        _walk_tree_points(trees, scratch, tree, rule, x, out, target, 5, 1)
     elif m == 6:
-        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, 6, 1)
+        _walk_tree_points(trees, scratch, tree, rule, x, out, target, 6, 1)
     elif m == 7:
-        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, 7, 1)
+        _walk_tree_points(trees, scratch, tree, rule, x, out, target, 7, 1)
     elif m == 8:
-        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, 8, 1)
+        _walk_tree_points(trees, scratch, tree, rule, x, out, target, 8, 1)
     else:
-        _walk_tree_points(trees, scratch, tree, rule, x, out, n_players, m, 1)
+        _walk_tree_points(trees, scratch, tree, rule, x, out, target, m, 1)
 
 
 cdef bint _allocate(
@@ -335,6 +457,11 @@ cdef bint _allocate(
     scratch.leave_g = <double *> malloc(m * sizeof(double))
     scratch.complement = <double *> malloc(m * sizeof(double))
     scratch.weighted = <double *> malloc(width * m * sizeof(double))
+    scratch.stamp = <int *> calloc(n_players, sizeof(int))
+    scratch.stamp_id = 0
+    scratch.distinct = <Py_ssize_t *> malloc(levels * sizeof(Py_ssize_t))
+    scratch.members = <Py_ssize_t *> malloc(levels * sizeof(Py_ssize_t))
+    scratch.products_g = <double *> malloc((levels + 1) * m * sizeof(double))
     if (
         scratch.present == NULL or scratch.cover == NULL
         or scratch.reciprocal == NULL or scratch.frames == NULL
@@ -342,6 +469,8 @@ cdef bint _allocate(
         or scratch.above_player == NULL or scratch.above_change == NULL
         or scratch.first == NULL or scratch.leave_g == NULL
         or scratch.complement == NULL or scratch.weighted == NULL
+        or scratch.stamp == NULL or scratch.distinct == NULL
+        or scratch.members == NULL or scratch.products_g == NULL
     ):
         return False
     for j in range(n_players):
@@ -366,6 +495,10 @@ cdef void _release(_Scratch *scratch) noexcept nogil:
     free(scratch.leave_g)
     free(scratch.complement)
     free(scratch.weighted)
+    free(scratch.stamp)
+    free(scratch.distinct)
+    free(scratch.members)
+    free(scratch.products_g)
 
 
 cdef void _walk_trees(
@@ -376,14 +509,29 @@ cdef void _walk_trees(
     Py_ssize_t tree_end,
     const double *x,
     double *out,
-    Py_ssize_t n_players,
+    const _Target *target,
 ) noexcept nogil:
     """Add the games of trees ``tree_begin`` to ``tree_end`` for ``x`` to ``out``."""
     cdef Py_ssize_t tree
     cdef Rule rule
     for tree in range(tree_begin, tree_end):
         rule = rule_of(rules, tree)
-        _walk_tree(trees, scratch, tree, &rule, x, out, n_players)
+        _walk_tree(trees, scratch, tree, &rule, x, out, target)
+
+
+cdef _Target _target_of(out, RuleView columns):
+    """The matrices of ``out`` (n_samples, n_outputs, n_players, n_players),
+    or with ``columns`` its coalitions' columns."""
+    cdef _Target target
+    if columns is None:
+        target.n_players = out.shape[2]
+        target.output_values = target.n_players * target.n_players
+        target.columns = NULL
+    else:
+        target.n_players = columns.rule.n_players
+        target.output_values = columns.rule.n_columns
+        target.columns = &columns.rule
+    return target
 
 
 def path_dependent_interactions(
@@ -393,14 +541,20 @@ def path_dependent_interactions(
     Py_ssize_t max_depth,
     const Py_ssize_t[::1] chunk_start,
     const double[:, ::1] X,
-    double[:, :, :, ::1] out,
+    out,
     int n_threads,
+    RuleView columns=None,
 ):
     """Add each row's interaction indices and Shapley values to ``out``.
 
     ``out`` has shape (n_samples, n_outputs, n_players, n_players), zeroed
     by the caller: off the diagonal it receives the full Shapley interaction
-    index of the path-dependent game, on it the Shapley values.
+    index of the path-dependent game, on it the Shapley values. With
+    ``columns`` (an ``IndexPlan``'s view for SII), ``out`` has shape
+    (n_samples, n_outputs, n_columns) and receives the Shapley interaction
+    index of every coalition of at most ``columns.order`` players, by
+    colexicographic column (the path's g of each distinct player above a
+    split multiplied in, see :func:`_add_split_columns`).
     ``row_nodes`` are the nodes' packed records (``_tree_core.Forest.
     row_nodes``: children, credited player, feature, threshold and cover
     ratio); tree ``t`` uses rule ``t`` of ``rules``
@@ -417,15 +571,18 @@ def path_dependent_interactions(
     cdef const Py_ssize_t[::1] tree_width = ensemble.tree_width
     cdef Rules rule_table = rules_view(rules)
     cdef Py_ssize_t n_samples = X.shape[0], n_outputs = out.shape[1]
-    cdef Py_ssize_t n_players = out.shape[2], levels = max_depth + 1
+    cdef Py_ssize_t levels = max_depth + 1
     cdef Py_ssize_t n_chunks = chunk_start.shape[0] - 1
-    cdef Py_ssize_t row_values = n_outputs * n_players * n_players
+    cdef double[::1] flat = out.reshape(-1)  # a view: out is C-contiguous
+    cdef _Target target = _target_of(out, columns)
+    cdef Py_ssize_t n_players = target.n_players
+    cdef Py_ssize_t row_values = n_outputs * target.output_values
     cdef Py_ssize_t m_max = 1, width_max = 1, row, tree, item, c
     cdef RowTrees trees
     cdef _Scratch *scratch = NULL
     cdef double *partials = NULL
     cdef double *partial = NULL
-    cdef double *target
+    cdef double *values
     cdef bint ready = False  # (copied into each thread: initialized)
     cdef int[::1] failed = np.zeros(1, dtype=np.intc)
 
@@ -463,13 +620,13 @@ def path_dependent_interactions(
                 _walk_trees(
                     &trees, scratch, &rule_table, chunk_start[c], chunk_start[c + 1],
                     &X[row, 0],
-                    item_values(row, c, n_samples, row_values, &out[0, 0, 0, 0], partials),
-                    n_players,
+                    item_values(row, c, n_samples, row_values, &flat[0], partials),
+                    &target,
                 )
             if scratch != NULL:
                 _release(scratch)
                 free(scratch)
-        add_chunk_sums(&out[0, 0, 0, 0], partials, n_samples, n_chunks, row_values)
+        add_chunk_sums(&flat[0], partials, n_samples, n_chunks, row_values)
         free(partials)
     else:
         # No more threads than rows (see _tree_core.Forest.shapley).
@@ -486,24 +643,26 @@ def path_dependent_interactions(
                 if not ready:
                     failed[0] = 1
                     continue
-                target = &out[row, 0, 0, 0]
+                values = &flat[row * row_values]
                 _walk_trees(
                     &trees, scratch, &rule_table, chunk_start[0], chunk_start[1],
-                    &X[row, 0], target, n_players,
+                    &X[row, 0], values, &target,
                 )
                 for c in range(1, n_chunks):
                     memset(partial, 0, row_values * sizeof(double))
                     _walk_trees(
                         &trees, scratch, &rule_table, chunk_start[c],
-                        chunk_start[c + 1], &X[row, 0], partial, n_players,
+                        chunk_start[c + 1], &X[row, 0], partial, &target,
                     )
-                    lanes_add(target, partial, row_values)
+                    lanes_add(values, partial, row_values)
             free(partial)
             if scratch != NULL:
                 _release(scratch)
                 free(scratch)
     if failed[0]:
         raise MemoryError("Could not allocate the interaction kernel's scratch memory.")
+    if columns is not None:
+        return
     # Each pair's sums went to (player above, player below): add the
     # transpose (the diagonal, added to itself, is halved: exact).
     matrices = np.asarray(out)

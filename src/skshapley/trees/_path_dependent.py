@@ -129,10 +129,22 @@ class PathDependent:
         ``out`` has shape (n_samples, n_outputs, plan.n_columns) and is
         zero; its columns are colexicographic (see ``games._index_plan``).
         """
+        if plan.index in ("SII", "k-SII"):
+            # Integrals at the tree's nodes only: the pairwise walk, its
+            # sums at each split multiplied by the g of every set of
+            # distinct players above; for k-SII the empty coalition's v(∅)
+            # (less the constant, which the caller adds).
+            _interactions_core.path_dependent_interactions(
+                self.ensemble, self.forest().row_nodes(), self.rules,
+                self.max_depth, self.interaction_chunk_start, X, out, n_threads,
+                RuleView(plan),
+            )  # fmt: skip
+            if plan.index == "k-SII":
+                out[:, :, 0] += self.expected_value() - self.ensemble.base_offset
+            return
         _index_core.path_dependent_indices(
             self.ensemble, self.forest().row_nodes(), RuleView(plan),
-            plan.n_players, self.max_depth, X, out,
-            n_threads,
+            plan.n_players, self.max_depth, X, out, n_threads,
         )  # fmt: skip
 
     def expected_value(self) -> np.ndarray:
