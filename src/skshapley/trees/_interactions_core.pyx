@@ -188,29 +188,19 @@ cdef inline Py_ssize_t _colex_rank(
     return rank
 
 
-cdef void _add_coalitions(
+cdef inline void _extend_coalitions(
     _Scratch *scratch, const IndexRule *columns, Py_ssize_t player,
     Py_ssize_t n_distinct, Py_ssize_t size, Py_ssize_t start,
     const double *product_g, double *block, Py_ssize_t width, Py_ssize_t m,
 ) noexcept nogil:
-    """Record ``members[:size]`` with ``player`` (the sums ``weighted`` times
-    the members' ``product_g``), then every coalition adding distinct
-    players from ``start`` on."""
-    cdef Py_ssize_t o, k, i, other
-    cdef Py_ssize_t column = columns.offset[size + 1] + _colex_rank(
-        columns, scratch.members, size, player
-    )
+    """Record ``player`` with ``members[:size]`` and one more distinct player
+    from ``start`` on (the sums ``weighted`` times the members' g, whose
+    product for ``members[:size]`` is ``product_g``), and so on up to the
+    order."""
+    cdef Py_ssize_t o, k, i, other, column
     cdef double total
-    cdef double *product
+    cdef double *product = scratch.products_g + (size + 1) * m
     cdef const double *g
-    for o in range(width):
-        total = 0.0
-        for k in range(m):
-            total += scratch.weighted[o * m + k] * product_g[k]
-        block[o * columns.n_columns + column] += total
-    if size + 1 >= columns.order:
-        return
-    product = scratch.products_g + (size + 1) * m
     for i in range(start, n_distinct):
         other = scratch.distinct[i]
         if scratch.present[other] == 1.0:
@@ -220,10 +210,19 @@ cdef void _add_coalitions(
         for k in range(m):
             product[k] = product_g[k] * g[k]
         scratch.members[size] = other
-        _add_coalitions(
-            scratch, columns, player, n_distinct, size + 1, i + 1, product, block,
-            width, m,
+        column = columns.offset[size + 2] + _colex_rank(
+            columns, scratch.members, size + 1, player
         )
+        for o in range(width):
+            total = 0.0
+            for k in range(m):
+                total += scratch.weighted[o * m + k] * product[k]
+            block[o * columns.n_columns + column] += total
+        if size + 2 < columns.order:
+            _extend_coalitions(
+                scratch, columns, player, n_distinct, size + 1, i + 1, product,
+                block, width, m,
+            )
 
 
 cdef inline void _add_split_columns(
@@ -243,6 +242,7 @@ cdef inline void _add_split_columns(
     split's player and each set ``T`` of distinct other players above it
     (their g: the sums of their edges' changes above the split)."""
     cdef Py_ssize_t wm = width * m, o, k, a, other, j, n_distinct = 0
+    cdef double total
     scratch.stamp_id += 1
     for a in range(above):
         other = scratch.above_player[a]
@@ -260,9 +260,15 @@ cdef inline void _add_split_columns(
                 change_left[k] * sums[o * m + k]
                 + change_right[k] * sums[wm + o * m + k]
             )
-    _add_coalitions(
-        scratch, columns, player, n_distinct, 0, 0, scratch.first, block, width, m
-    )
+    for o in range(width):  # the player alone
+        total = 0.0
+        for k in range(m):
+            total += scratch.weighted[o * m + k]
+        block[o * columns.n_columns + columns.offset[1] + player] += total
+    if columns.order > 1:
+        _extend_coalitions(
+            scratch, columns, player, n_distinct, 0, 0, scratch.first, block, width, m
+        )
 
 
 cdef inline void _walk_tree_points(
