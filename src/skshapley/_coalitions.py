@@ -12,12 +12,12 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from ._contract.frames import coalition_frame
+from ._contract.frames import coalition_frame, coalition_labels
 from ._contract.outputs import output_position
 from ._contract.validation import check_count
 from ._runtime.chunks import in_chunks, rows_per_chunk
 from ._runtime.memory import parse_memory
-from .games._index_plan import IndexPlan
+from .games._index_plan import index_plan
 from .games._indices import check_index
 
 
@@ -46,7 +46,7 @@ def explained_indices(
     index, order = check_index(index, order, n_players)
     if top_k is not None:
         top_k = check_count(top_k, "top_k")
-    plan = IndexPlan(index, order, n_players, explainer._index_game_players())
+    plan = index_plan(index, order, n_players, explainer._index_game_players())
     kept = (
         [output_position(explainer.output_names_, output)]
         if output is not None
@@ -104,9 +104,8 @@ def _check_fits(explainer, plan, n_samples, n_outputs, n_kept, top_k) -> None:
 def _largest_frame(values, columns, rows_index, plan, explainer, outputs):
     """The long table of each row's (and output's) largest values."""
     _n_samples, n_kept, width = values.shape
-    names = list(explainer.player_names_)
-    labels = np.empty(plan.n_columns, dtype=object)
-    labels[:] = [tuple(names[p] for p in c) for c in plan.coalitions]
+    labels = coalition_labels(plan.coalitions, tuple(explainer.player_names_))
+    labels = labels.to_numpy()
     levels = [
         rows_index,
         pd.Index(outputs, name="output"),

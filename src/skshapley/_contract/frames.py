@@ -15,6 +15,8 @@ which spends most of its time checking what kind of input it was given.
 Older pandas take ``pandas.DataFrame``; both give equal frames.
 """
 
+import functools
+
 import numpy as np
 import pandas as pd
 
@@ -112,6 +114,17 @@ class FrameLayout:
         )
 
 
+@functools.lru_cache(maxsize=8)
+def coalition_labels(coalitions: tuple, players: tuple) -> pd.Index:
+    """The columns of coalitions: each the tuple of its players' names."""
+    return pd.Index(
+        [tuple(players[p] for p in coalition) for coalition in coalitions],
+        dtype=object,
+        tupleize_cols=False,
+        name="coalition",
+    )
+
+
 def coalition_frame(
     values: np.ndarray, index: pd.Index, coalitions, players, outputs
 ) -> pd.DataFrame:
@@ -122,13 +135,7 @@ def coalition_frame(
     several outputs.
     """
     n_samples, n_outputs, n_coalitions = values.shape
-    names = list(players)
-    labels = pd.Index(
-        [tuple(names[p] for p in coalition) for coalition in coalitions],
-        dtype=object,
-        tupleize_cols=False,
-        name="coalition",
-    )
+    labels = coalition_labels(coalitions, tuple(players)).view()
     columns = labels
     if n_outputs > 1:
         columns = pd.MultiIndex(

@@ -8,6 +8,7 @@ then lexicographic) and, for k-SII, combines the SII of the supersets with
 Bernoulli numbers.
 """
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
@@ -109,11 +110,12 @@ def lexicographic_rank(combos: np.ndarray, n_players: int) -> np.ndarray:
     return rank
 
 
-def colexicographic_rank(combos: np.ndarray) -> np.ndarray:
+def colexicographic_rank(combos: np.ndarray, n_players: int) -> np.ndarray:
     """``sum_i C(combos[:, i], i + 1)``: the rank in colexicographic order."""
     rank = np.zeros(len(combos), dtype=np.int64)
     for i in range(combos.shape[1]):
-        rank += [math.comb(int(p), i + 1) for p in combos[:, i]]
+        binomial = np.array([math.comb(p, i + 1) for p in range(n_players)])
+        rank += binomial[combos[:, i]]
     return rank
 
 
@@ -200,7 +202,8 @@ class IndexPlan:
     def _lexicographic_columns(self) -> np.ndarray:
         """For each column in the listed order, its colexicographic column."""
         columns = [
-            self.offset[s] + colexicographic_rank(combinations(self.n_players, s))
+            self.offset[s]
+            + colexicographic_rank(combinations(self.n_players, s), self.n_players)
             for s in self.sizes
         ]
         return np.concatenate(columns).astype(np.intp)
@@ -240,3 +243,12 @@ class IndexPlan:
             return values
         flat = values.reshape(-1, values.shape[-1])
         return np.asarray(flat @ self._k_additive).reshape(values.shape)
+
+
+@functools.lru_cache(maxsize=16)
+def index_plan(
+    index: str, order: int, n_players: int, max_game_players: int
+) -> IndexPlan:
+    """The plan of these arguments, made once (its columns, ranks and
+    k-SII matrix cost more than explaining a few rows)."""
+    return IndexPlan(index, order, n_players, max_game_players)

@@ -29,9 +29,9 @@ the supersets with ``u`` more players:
   Bernoulli numbers.
 
 Gauss–Legendre quadrature with ``n / 2 + 1`` nodes (``(n + k - 1) / 2 +
-1`` for FSII) is exact for every integrand. Products are kept as a mantissa and a power of two, so that
-none overflows or underflows before the value itself does; a factor that is
-0 is counted, not divided by.
+1`` for FSII) is exact for every integrand. Products are kept as a mantissa
+and a power of two, so that none overflows or underflows before the value
+itself does; a factor that is 0 is counted, not divided by.
 """
 
 import numpy as np
