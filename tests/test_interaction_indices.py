@@ -365,3 +365,44 @@ def test_tree_indices_equal_shapiqs_tree_explainer():
                     assert value == pytest.approx(expected, abs=1e-10), (
                         index, order, coalition,
                     )  # fmt: skip
+
+
+def test_to_shapiq_gives_shapiqs_own_values():
+    shapiq = pytest.importorskip("shapiq")
+    from skshapley import to_shapiq
+
+    model, X, y = tree_models()["forest"]
+    model.fit(X, y)
+    explainer = TreeExplainer(model).fit()
+    frame = explainer.explain_interactions(X.iloc[2:4], index="k-SII", order=3)
+    converted = to_shapiq(frame, row=X.index[3])
+    theirs = shapiq.TreeExplainer(model, index="k-SII", max_order=3).explain(
+        X.iloc[3].to_numpy()
+    )
+    assert (converted.index, converted.max_order) == ("k-SII", 3)
+    assert converted.n_players == X.shape[1]
+    assert not converted.estimated
+    assert converted.baseline_value == pytest.approx(explainer.expected_value_)
+    for coalition, position in theirs.interaction_lookup.items():
+        assert converted[coalition] == pytest.approx(theirs.values[position], abs=1e-10)
+
+
+def test_to_shapiq_of_several_outputs_and_bad_input():
+    pytest.importorskip("shapiq")
+    from skshapley import to_shapiq
+
+    model, X, y = tree_models()["gbc_multiclass"]
+    model.fit(X, y)
+    explainer = TreeExplainer(model).fit()
+    frame = explainer.explain_interactions(X.iloc[:1], index="STII", order=2)
+    converted = to_shapiq(frame, output=2)
+    assert converted.baseline_value == pytest.approx(explainer.expected_value_[2])
+    assert converted[(0, 1)] == pytest.approx(frame[2].iloc[0][tuple(X.columns[:2])])
+    with pytest.raises(ValueError, match="pass output= one of"):
+        to_shapiq(frame)
+    two = explainer.explain_interactions(X.iloc[:2], index="STII", order=2, output=0)
+    with pytest.raises(ValueError, match="have 2 rows: pass row="):
+        to_shapiq(two)
+    top = explainer.explain_interactions(X.iloc[:1], index="STII", top_k=2)
+    with pytest.raises(ValueError, match="not a top_k table"):
+        to_shapiq(top)

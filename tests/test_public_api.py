@@ -47,6 +47,7 @@ PUBLIC_TOP_LEVEL = {
     "importance",
     "plotting",
     "report",
+    "to_shapiq",
 }
 
 
@@ -82,6 +83,7 @@ def public_objects():
         skshapley.explain,
         skshapley.importance,
         skshapley.report,
+        skshapley.to_shapiq,
     ]
 
 

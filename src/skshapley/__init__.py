@@ -15,6 +15,7 @@ from importlib.metadata import version
 from ._contract.importance import importance
 from ._entry import Explainer, explain
 from ._errors import UnsupportedModelError
+from ._shapiq import to_shapiq
 from .agnostic import ExactExplainer, PermutationExplainer
 from .kernels import ProductKernelExplainer
 from .report import report
@@ -40,6 +41,7 @@ __all__ = [
     "importance",
     "plotting",
     "report",
+    "to_shapiq",
 ]
 
 

@@ -78,11 +78,24 @@ def explained_indices(
     outputs = (
         [explainer.output_names_[kept[0]]] if kept else list(explainer.output_names_)
     )
-    if top_k is None:
-        return coalition_frame(
-            values, rows_index.view(), plan.coalitions, explainer.player_names_, outputs
-        )
-    return _largest_frame(values, columns, rows_index, plan, explainer, outputs)
+    if top_k is not None:
+        return _largest_frame(values, columns, rows_index, plan, explainer, outputs)
+    frame = coalition_frame(
+        values, rows_index.view(), plan.coalitions, explainer.player_names_, outputs
+    )
+    base = np.atleast_1d(np.asarray(explainer.expected_value_, dtype=float))
+    # What to_shapiq reads: the index, the players, and v(∅) per output.
+    frame.attrs["interaction_index"] = {
+        "index": plan.index,
+        "order": plan.order,
+        "players": list(explainer.player_names_),
+        "baseline": (
+            float(base[kept[0] if kept else 0])
+            if n_kept == 1
+            else dict(zip(outputs, base.tolist(), strict=True))
+        ),
+    }
+    return frame
 
 
 def _check_fits(explainer, plan, n_samples, n_outputs, n_kept, top_k) -> None:
