@@ -15,6 +15,7 @@ from naive import (
     interaction_index_by_definition,
     kernel_value_table,
     path_dependent_value,
+    predict_ensemble,
     rows_on_thresholds,
 )
 from sklearn.datasets import load_diabetes, load_iris
@@ -298,17 +299,70 @@ def test_bad_requests(kwargs, error, message):
         explainer.explain_interactions(X.iloc[:2], **kwargs)
 
 
-def test_value_functions_without_indices_say_so():
+def test_sampling_explainers_have_no_indices():
     model, X, y = tree_models()["tree"]
     model.fit(X, y)
-    interventional = TreeExplainer(model, feature_perturbation="interventional").fit(
-        X.iloc[:20]
-    )
-    with pytest.raises(NotImplementedError, match="path-dependent value function"):
-        interventional.explain_interactions(X.iloc[:2], index="SII")
     sampled = PermutationExplainer(model).fit(X.iloc[:5])
     with pytest.raises(NotImplementedError, match="supports_indices is False"):
         sampled.explain_interactions(X.iloc[:2], index="SII")
+
+
+def hybrid_tables(explainer, rows, background):
+    """v(S) = mean_z f(x_S, z_rest), by the parsed trees' raw output in
+    float64 (tests/naive.py, a router of its own)."""
+    table, n_players = explainer.ensemble_, rows.shape[1]
+    tables = []
+    for x in rows.to_numpy():
+        values = []
+        for mask in range(2**n_players):
+            inside = np.array([(mask >> j) & 1 for j in range(n_players)], bool)
+            hybrids = np.where(inside, x, background.to_numpy())
+            values.append(predict_ensemble(table, hybrids).mean(axis=0))
+        tables.append(np.array(values))
+    return tables
+
+
+@pytest.mark.parametrize("name", ["forest", "gbc_multiclass", "hist_nan", "boosters"])
+def test_interventional_tree_indices_equal_their_definitions(name):
+    cases = booster_models() if name == "boosters" else {name: tree_models()[name]}
+    for model, X, y in cases.values():
+        model.fit(X, y)
+        background = X.iloc[:25]
+        explainer = TreeExplainer(model, feature_perturbation="interventional").fit(
+            background
+        )
+        rows = X.iloc[[30, 41]]
+        n_outputs = len(explainer.output_names_)
+        tables = hybrid_tables(explainer, rows, background)
+        for index in INDICES:
+            for order in (1, 3):
+                frame = explainer.explain_interactions(rows, index=index, order=order)
+                assert_matches(frame, tables, index, order, n_outputs, 1e-10)
+
+
+def test_interventional_indices_after_a_pickle_and_with_too_little_memory():
+    import pickle
+
+    model, X, y = tree_models()["forest"]
+    model.fit(X, y)
+    explainer = TreeExplainer(model, feature_perturbation="interventional").fit(
+        X.iloc[:40]
+    )
+    before = explainer.explain_interactions(X.iloc[:3], index="FSII", order=2)
+    again = pickle.loads(pickle.dumps(explainer))
+    pd.testing.assert_frame_equal(
+        again.explain_interactions(X.iloc[:3], index="FSII", order=2), before
+    )
+    # Routing 100 rows through the nodes of a larger forest takes more than
+    # half of max_memory, though the background itself fits.
+    forest = RandomForestRegressor(n_estimators=10, max_depth=7, random_state=0)
+    forest.fit(X, y)
+    n_nodes = sum(tree.tree_.node_count for tree in forest.estimators_)
+    small = TreeExplainer(
+        forest, feature_perturbation="interventional", max_memory=n_nodes * 100
+    ).fit(X.iloc[:100])
+    with pytest.raises(ValueError, match="route the 100 background rows"):
+        small.explain_interactions(X.iloc[:1], index="SII", order=2)
 
 
 def test_exact_explainer_indices_equal_the_tree_games():

@@ -315,21 +315,20 @@ class TreeExplainer(BaseExplainer):
 
     def _index_rows(self, X, plan, out, n_threads) -> None:
         """Add the interaction indices of the validated rows ``X`` to ``out``."""
-        if self.feature_perturbation == "interventional":
-            raise NotImplementedError(
-                "Interaction indices of any order are computed for the "
-                "path-dependent value function only, so far: use "
-                "feature_perturbation='tree_path_dependent', or index=None for "
-                "interventional pairwise interaction values."
-            )
         by_colex = np.zeros_like(out)
-        self._path_dependent.indices(X, plan, by_colex, n_threads)
+        if self.feature_perturbation == "interventional":
+            row_nodes = self._path_dependent.forest().row_nodes()
+            self._background.indices(X, row_nodes, plan, by_colex, n_threads)
+        else:
+            self._path_dependent.indices(X, plan, by_colex, n_threads)
         if plan.sizes.start == 0:  # the constant is the empty coalition's
             by_colex[:, :, 0] += self.ensemble_.base_offset
         out[:] = plan.finish(by_colex)
 
     def _index_game_players(self) -> int:
         """The most distinct players on one path."""
+        if self.feature_perturbation == "interventional":
+            return self._background.max_bits
         return self._path_dependent.max_depth
 
     def _raw_rows(self, X) -> np.ndarray:
