@@ -205,7 +205,7 @@ def _fitted(cls, model, background, params: dict, wording: tuple) -> BaseExplain
     option, agnostic = wording
     if background is None:
         return cls(model, **params).fit()
-    if cls is TreeExplainer:
+    if cls in (TreeExplainer, ProductKernelExplainer):
         params = {"feature_perturbation": "interventional", **params}
         if params["feature_perturbation"] != "interventional":
             raise ValueError(

@@ -20,6 +20,7 @@ from ..games._quadrature import (
     gauss_legendre,
 )
 from . import _factors_core, _interactions_core
+from . import _interventional as interventional
 from ._sklearn import parse_kernel_model
 
 # Kernel factors computed at a time (rows x references x features): bounds the
@@ -56,6 +57,15 @@ class ProductKernelExplainer(BaseExplainer):
         ``get_feature_names_out()``) from the raw input, or a fitted
         ``GridSearchCV`` (or randomized or halving search) with
         ``refit=True``, whose ``best_estimator_`` is explained.
+    feature_perturbation : {"kernel", "interventional"}, default="kernel"
+        The value function. ``"kernel"``: an absent feature contributes a
+        kernel factor of 1, as if it matched every reference point (``v(S)
+        = sum_i alpha_i prod_{j in S} k_j(x_j, r_ij) + c``).
+        ``"interventional"``: an absent feature takes the values of the
+        background rows given to :meth:`fit` (``v(S) = mean_z f(x_S,
+        z_rest)``): for each reference point and background row a product
+        game, exact too, in O(references * background rows * features *
+        points) per row.
     groups : mapping of str to list or "input", default=None
         Feature groups ``{group_name: [columns]}``, columns by feature name
         (or position); for a pipeline, the preprocessed features'. Each
@@ -162,12 +172,14 @@ class ProductKernelExplainer(BaseExplainer):
         self,
         model,
         *,
+        feature_perturbation: str = "kernel",
         groups: Mapping[str, list] | str | None = None,
         n_quadrature_points: int | str = "auto",
         n_jobs: int | None = None,
         max_memory: int | str = DEFAULT_MAX_MEMORY,
     ):
         self.model = model
+        self.feature_perturbation = feature_perturbation
         self.groups = groups
         self.n_quadrature_points = n_quadrature_points
         self.n_jobs = n_jobs
@@ -178,8 +190,11 @@ class ProductKernelExplainer(BaseExplainer):
 
         Parameters
         ----------
-        X : None
-            Unused: the reference points are the model's own.
+        X : array-like or pandas.DataFrame of shape (n_background, n_features), \
+                default=None
+            Interventional: the background data, required, with the input
+            contract of :meth:`explain`; every row is used. Otherwise
+            unused: the reference points are the model's own.
         y : None
             Unused, for scikit-learn's API.
 
@@ -188,6 +203,17 @@ class ProductKernelExplainer(BaseExplainer):
         self : ProductKernelExplainer
             The fitted explainer.
         """
+        if self.feature_perturbation not in ("kernel", "interventional"):
+            raise ValueError(
+                'feature_perturbation must be "kernel" or "interventional", '
+                f"got {self.feature_perturbation!r}."
+            )
+        if self.feature_perturbation == "interventional" and X is None:
+            raise ValueError(
+                'feature_perturbation="interventional" averages the model over '
+                "background data: pass it as fit(X_background), rows with the "
+                "model's features."
+            )
         check_n_quadrature_points(self.n_quadrature_points)
         effective_n_threads(self.n_jobs)  # refuses a bad n_jobs before any work
         game = self._parsed_model()
@@ -202,8 +228,26 @@ class ProductKernelExplainer(BaseExplainer):
         )
         self.output_names_ = game.output_names
         self.raw_output_ = game.raw_output
-        self.expected_value_ = self._per_output(game.expected_value)
+        self._background_rows = None
+        if self.feature_perturbation == "interventional":
+            self._fit_background(X)
+        else:
+            self.expected_value_ = self._per_output(game.expected_value)
         return self
+
+    def _fit_background(self, X) -> None:
+        """Keep the background's rows; the base value is their mean output."""
+        n_rows = np.shape(X)[0] if np.ndim(X) == 2 else 0
+        self._check_background_bytes(n_rows, 2, "(fit's X)")
+        try:
+            background, _ = self._prepared_input(X)
+        except ValueError as exc:
+            raise ValueError(f"The background data (fit's X): {exc}") from exc
+        if len(background) == 0:
+            raise ValueError("The background data (fit's X) has no rows.")
+        self._background_rows = np.ascontiguousarray(background)
+        self.n_background_ = len(background)
+        self.expected_value_ = self._per_output(self._raw_rows(background).mean(axis=0))
 
     def _row_cost_ns(self) -> float:
         """A row's estimated time at one thread: ~30 ns per reference value.
@@ -221,6 +265,11 @@ class ProductKernelExplainer(BaseExplainer):
         order fixed by its games (see ``add_pure_game_sums``): the same
         whatever ``n_jobs`` and whichever rows are explained with it.
         """
+        if self._background_rows is not None:
+            return interventional.values(
+                self.game_, X, self._background_rows, self._players,
+                len(self.player_names_), self.n_quadrature_points, values, n_threads,
+            )  # fmt: skip
         error = np.zeros(values.shape[:2])
         most_points = 0
         for component in self.game_.components:
@@ -264,6 +313,11 @@ class ProductKernelExplainer(BaseExplainer):
         ``"auto"`` (see ``n_quadrature_points``).
         """
         n_players = len(self.player_names_)
+        if self._background_rows is not None:
+            return interventional.interactions(
+                self.game_, X, self._background_rows, self._players, n_players,
+                self.n_quadrature_points, out, n_threads,
+            )  # fmt: skip
         phi = np.zeros(out.shape[:3])
         exact, most_points = True, 0
         for component in self.game_.components:
@@ -295,9 +349,23 @@ class ProductKernelExplainer(BaseExplainer):
         its indices are exact with the plan's rule; the intercept is the
         empty coalition's.
         """
-        view = RuleView(plan)
         n_players = len(self.player_names_)
         by_colex = np.zeros_like(out)
+        if self._background_rows is not None:
+            interventional.indices(
+                self.game_, X, self._background_rows, self._players, n_players,
+                plan, by_colex, n_threads,
+            )  # fmt: skip
+        else:
+            self._kernel_indices(X, plan, by_colex, n_threads)
+        if plan.sizes.start == 0:
+            by_colex[:, :, 0] += self.game_.intercept
+        out[:] = plan.finish(by_colex)
+
+    def _kernel_indices(self, X, plan, out, n_threads) -> None:
+        """The kernel value function's indices, by colexicographic column."""
+        view = RuleView(plan)
+        n_players = len(self.player_names_)
         for component in self.game_.components:
             for rows, references in _blocks(X.shape, component.weights.shape):
                 block = X[rows]
@@ -306,11 +374,8 @@ class ProductKernelExplainer(BaseExplainer):
                 _indices_core.add_row_games(
                     view, factors, np.ones(factors.shape[1:]),
                     np.ascontiguousarray(component.weights[references]),
-                    by_colex[rows], n_threads,
+                    out[rows], n_threads,
                 )  # fmt: skip
-        if plan.sizes.start == 0:
-            by_colex[:, :, 0] += self.game_.intercept
-        out[:] = plan.finish(by_colex)
 
     def _index_game_players(self) -> int:
         """Every reference point's game has every player."""

@@ -1,0 +1,130 @@
+"""Interventional values of product-kernel models against a background.
+
+With ``feature_perturbation="interventional"`` an absent feature takes the
+background rows' values instead of matching every reference point: ``v(S) =
+mean_z f(x_S, z_rest) = sum_i alpha_i mean_z prod_{j in S} k_j(x_j, r_ij)
+prod_{j not in S} k_j(z_j, r_ij) + c``. For each reference point ``r_i`` and
+background row ``z`` that is a product game with ``a_j = k_j(x_j, r_ij)``
+and ``b_j = k_j(z_j, r_ij)``, weighted by ``alpha_i / n_background``: its
+values, interactions and indices are the product-game core's (``b`` is
+computed once per call for every reference point, and shared by the rows).
+A row costs O(references * background rows * players * points).
+"""
+
+import numpy as np
+
+from .._contract.results import QuadratureUse
+from ..games import _indices_core
+from ..games._indices_core import RuleView
+from ..games._product import product_interactions as _product_interactions
+from ..games._product import solve_games
+from ..games._quadrature import EXACT_AUTO_LIMIT, exact_n_points
+
+# Games of one row solved at a time (references x background rows): bounds
+# the (games, players) factors to a few tens of MB.
+_GAMES_PER_BLOCK = 2**16
+
+
+def _factors(component, X, references, players, n_players, n_threads):
+    """``k_j`` of each player for rows ``X`` and ``references``:
+    (n_rows, n_references, n_players)."""
+    log = component.log_factors(X, references, players, n_players, n_threads)
+    return np.exp(log).reshape(len(X), -1, n_players)
+
+
+def _reference_blocks(n_references: int, n_background: int):
+    """Slices of reference points whose games with the background fit a block."""
+    step = max(1, _GAMES_PER_BLOCK // max(n_background, 1))
+    for begin in range(0, n_references, step):
+        yield slice(begin, begin + step)
+
+
+def _games(component, x, background, references, players, n_players, n_threads):
+    """One row's games with the background: ``a`` and ``b`` of shape
+    (n_references * n_background, n_players), and their weights
+    (n_references * n_background, n_outputs)."""
+    a = _factors(component, x[None], references, players, n_players, n_threads)[0]
+    b = _factors(component, background, references, players, n_players, n_threads)
+    n_background = len(background)
+    a = np.repeat(a, n_background, axis=0)
+    b = b.transpose(1, 0, 2).reshape(-1, n_players)
+    weights = np.repeat(component.weights[references], n_background, axis=0)
+    return a, np.ascontiguousarray(b), weights / n_background
+
+
+def values(
+    game, X, background, players, n_players, points, out, n_threads
+) -> QuadratureUse:
+    """Add the rows' interventional Shapley values to ``out``
+    (n_rows, n_outputs, n_players); return the most points any game used
+    and a bound on the quadrature error of every value."""
+    most_points, bound = 0, np.zeros(out.shape[:2])
+    for component in game.components:
+        for references in _reference_blocks(len(component.reference), len(background)):
+            for row, x in enumerate(X):
+                a, b, weights = _games(
+                    component, x, background, references, players, n_players,
+                    n_threads,
+                )  # fmt: skip
+                no_exponents = np.zeros(len(a), dtype=np.intc)
+                for o in range(weights.shape[1]):
+                    solved = solve_games(
+                        a - b, b, np.ascontiguousarray(weights[:, o]),
+                        no_exponents, points, reduce=True, n_threads=n_threads,
+                        with_bounds=True,
+                    )  # fmt: skip
+                    out[row, o] += solved.values
+                    most_points = max(most_points, int(solved.n_points.max()))
+                    # |v(S)| <= |w| for factors in (0, 1].
+                    bound[row, o] += solved.error_bounds @ np.abs(weights[:, o])
+    return QuadratureUse(most_points, float(bound.max(initial=0.0)))
+
+
+def interactions(
+    game, X, background, players, n_players, points, out, n_threads
+) -> QuadratureUse:
+    """Add the rows' interventional interaction matrices, in shap's
+    convention, to ``out`` (n_rows, n_outputs, n_players, n_players);
+    return the quadrature used."""
+    for component in game.components:
+        for references in _reference_blocks(len(component.reference), len(background)):
+            for row, x in enumerate(X):
+                a, b, weights = _games(
+                    component, x, background, references, players, n_players,
+                    n_threads,
+                )  # fmt: skip
+                for o in range(weights.shape[1]):
+                    out[row, o] += _product_interactions(
+                        a, b, weights[:, o], n_quadrature_points=points,
+                        n_jobs=n_threads,
+                    )  # fmt: skip
+    if points == "auto":
+        exact = n_players <= _MAX_EXACT_PLAYERS
+        return QuadratureUse(
+            exact_n_points(min(n_players, _MAX_EXACT_PLAYERS)), 0.0 if exact else None
+        )
+    return QuadratureUse(points, 0.0 if 2 * points >= n_players else None)
+
+
+def indices(game, X, background, players, n_players, plan, out, n_threads):
+    """Add the rows' interventional interaction indices of ``plan`` to
+    ``out`` (n_rows, n_outputs, plan.n_columns), by colexicographic column."""
+    view = RuleView(plan)
+    for component in game.components:
+        for references in _reference_blocks(len(component.reference), len(background)):
+            b = _factors(
+                component, background, references, players, n_players, n_threads
+            )
+            n_background = len(background)
+            # Game (i, z): a of reference i for every z, b of background row z.
+            b = np.ascontiguousarray(b.transpose(1, 0, 2).reshape(-1, n_players))
+            weights = np.repeat(component.weights[references], n_background, axis=0)
+            weights = np.ascontiguousarray(weights / n_background)
+            step = max(1, _GAMES_PER_BLOCK * 32 // (len(b) * max(n_players, 1)))
+            for begin in range(0, len(X), step):
+                rows = slice(begin, begin + step)
+                a = _factors(
+                    component, X[rows], references, players, n_players, n_threads
+                )
+                a = np.ascontiguousarray(np.repeat(a, n_background, axis=1))
+                _indices_core.add_row_games(view, a, b, weights, out[rows], n_threads)
