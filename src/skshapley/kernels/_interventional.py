@@ -98,11 +98,8 @@ def interactions(
                         a, b, weights[:, o], n_quadrature_points=points,
                         n_jobs=n_threads,
                     )  # fmt: skip
-    if points == "auto":
-        exact = n_players <= _MAX_EXACT_PLAYERS
-        return QuadratureUse(
-            exact_n_points(min(n_players, _MAX_EXACT_PLAYERS)), 0.0 if exact else None
-        )
+    if points == "auto":  # the exact rule, up to EXACT_AUTO_LIMIT points
+        points = min(exact_n_points(n_players), EXACT_AUTO_LIMIT)
     return QuadratureUse(points, 0.0 if 2 * points >= n_players else None)
 
 
