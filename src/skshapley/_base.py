@@ -34,6 +34,32 @@ from ._runtime.progress import progress_callback
 from ._runtime.threads import effective_n_threads, threads_for
 
 
+class BaseValueMeaning:
+    """``base_value_meaning``: the explainer's own value function's on an
+    instance (what reports read), the default one's on the class.
+
+    Parameters
+    ----------
+    default : str
+        The meaning of the explainer's default value function.
+    """
+
+    interventional = (
+        "what the model predicts on average over the background data: with no "
+        "feature known, every feature takes each background row's value in "
+        "turn. It is the mean of the model's raw output over the background "
+        "rows."
+    )
+
+    def __init__(self, default: str):
+        self.default = default
+
+    def __get__(self, explainer, owner=None) -> str:
+        if getattr(explainer, "feature_perturbation", None) == "interventional":
+            return self.interventional
+        return self.default
+
+
 class BaseExplainer(InputMixin, FramesMixin, BaseEstimator):
     """The explainer protocol, and the orchestration of every explanation.
 

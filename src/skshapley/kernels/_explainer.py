@@ -5,7 +5,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .._base import BaseExplainer
+from .._base import BaseExplainer, BaseValueMeaning
 from .._contract.features import feature_names
 from .._contract.results import QuadratureUse, in_shap_convention
 from .._runtime.memory import DEFAULT_MAX_MEMORY
@@ -161,7 +161,7 @@ class ProductKernelExplainer(BaseExplainer):
     supports_indices = True
     method_ = "kernel"
 
-    base_value_meaning = (
+    base_value_meaning = BaseValueMeaning(
         "what the kernel model predicts when no feature is known: an unknown "
         "feature contributes a kernel factor of 1, as if the row matched every "
         "reference point on it, so the base value is Σ α_i + c (for support "
@@ -418,6 +418,16 @@ class ProductKernelExplainer(BaseExplainer):
             if self.n_quadrature_points == "auto"
             else f"{self.n_quadrature_points} per game (fixed)"
         )
+        if self.feature_perturbation == "interventional":
+            return {
+                **facts,
+                "value function": (
+                    "interventional: v(S) = mean_z f(x_S, z_rest), a product "
+                    "game per reference point and background row"
+                ),
+                "background data": f"{self.n_background_} rows",
+                "quadrature points": rule,
+            }
         return {
             **facts,
             "value function": (

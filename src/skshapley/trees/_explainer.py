@@ -4,7 +4,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._base import BaseExplainer
+from .._base import BaseExplainer, BaseValueMeaning
 from .._contract.features import feature_names
 from .._runtime.memory import DEFAULT_MAX_MEMORY, parse_memory
 from .._runtime.threads import effective_n_threads
@@ -16,30 +16,6 @@ from ._readers.dispatch import parse_model
 from ._rows import casts_to_float32, mark_as_the_model_reads, rounded_to_float32
 
 _VALUE_FUNCTIONS = ("tree_path_dependent", "interventional")
-
-
-class _BaseValueMeaning:
-    """``base_value_meaning``: of the path-dependent value function on the
-    class, of the explainer's own on an instance (what reports read)."""
-
-    path_dependent = (
-        "what the trees predict when no feature is known: every split on an "
-        "unknown feature sends the row down both branches, weighted by how many "
-        "training samples went each way. It is the training-cover-weighted "
-        "average of the model's raw output — close to the average raw "
-        "prediction on the training data."
-    )
-    interventional = (
-        "what the model predicts on average over the background data: with no "
-        "feature known, every feature takes each background row's value in "
-        "turn. It is the mean of the model's raw output over the background "
-        "rows."
-    )
-
-    def __get__(self, explainer, owner=None) -> str:
-        if getattr(explainer, "feature_perturbation", None) == "interventional":
-            return self.interventional
-        return self.path_dependent
 
 
 class TreeExplainer(BaseExplainer):
@@ -192,7 +168,13 @@ class TreeExplainer(BaseExplainer):
     supports_indices = True
     method_ = "tree"
 
-    base_value_meaning = _BaseValueMeaning()
+    base_value_meaning = BaseValueMeaning(
+        "what the trees predict when no feature is known: every split on an "
+        "unknown feature sends the row down both branches, weighted by how many "
+        "training samples went each way. It is the training-cover-weighted "
+        "average of the model's raw output — close to the average raw "
+        "prediction on the training data."
+    )
 
     def __init__(
         self,
