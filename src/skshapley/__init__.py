@@ -13,9 +13,9 @@ import importlib
 from importlib.metadata import version
 
 from ._contract.importance import importance
+from ._contract.shapiq import to_shapiq
 from ._entry import Explainer, explain
 from ._errors import UnsupportedModelError
-from ._shapiq import to_shapiq
 from .agnostic import ExactExplainer, PermutationExplainer
 from .kernels import ProductKernelExplainer
 from .report import report

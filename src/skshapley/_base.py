@@ -18,13 +18,12 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from ._coalitions import explained_indices
+from ._contract.interactions import InteractionsMixin
 from ._contract.mixins import FramesMixin, InputMixin
 from ._contract.naming import model_name
 from ._contract.outputs import output_position
 from ._contract.results import (
     QuadratureUse,
-    allocated_interactions,
     with_quadrature,
 )
 from ._runtime.chunks import in_chunks
@@ -60,7 +59,7 @@ class BaseValueMeaning:
         return self.default
 
 
-class BaseExplainer(InputMixin, FramesMixin, BaseEstimator):
+class BaseExplainer(InteractionsMixin, InputMixin, FramesMixin, BaseEstimator):
     """The explainer protocol, and the orchestration of every explanation.
 
     A subclass implements ``fit``: it calls ``_parsed_model`` (the model,
@@ -78,12 +77,6 @@ class BaseExplainer(InputMixin, FramesMixin, BaseEstimator):
 
     #: What the base value ``expected_value_`` is, in words, for reports.
     base_value_meaning: ClassVar[str] = ""
-
-    #: Whether :meth:`explain_interactions` is implemented (``_interaction_rows``).
-    supports_interactions: ClassVar[bool] = False
-
-    #: Whether :meth:`explain_interactions` takes an ``index`` (``_index_rows``).
-    supports_indices: ClassVar[bool] = False
 
     # The fitted attribute that check_is_fitted looks for.
     _fitted_attribute: ClassVar[str] = ""
@@ -221,138 +214,6 @@ class BaseExplainer(InputMixin, FramesMixin, BaseEstimator):
             for values in results
         ]
 
-    def explain_interactions(
-        self,
-        X,
-        *,
-        index: str | None = None,
-        order: int = 2,
-        top_k: int | None = None,
-        output=None,
-        progress: bool | Callable[[int, int], None] | None = None,
-    ) -> pd.DataFrame:
-        """Shapley interaction values of the model's output for each row of ``X``.
-
-        By default in shap's convention: for players ``i != j``, the entry is
-        half the Shapley interaction index of ``i`` and ``j`` (so the matrix
-        is symmetric), and the diagonal holds the main effects, so that each
-        row of a sample's matrix sums to that player's Shapley value. With
-        ``index``, an interaction index of any order instead: one column per
-        coalition of at most ``order`` players (see the user guide,
-        "Interactions of any order").
-
-        Parameters
-        ----------
-        X : array-like or pandas.DataFrame of shape (n_samples, n_features)
-            The rows to explain. DataFrame columns are matched by name.
-        index : {"SII", "k-SII", "STII", "FSII", "FBII", "BII", "Moebius"}, \
-default=None
-            The interaction index; None for the pairwise matrices in shap's
-            convention. Explainers with ``supports_indices`` offer them.
-        order : int, default=2
-            The largest coalition, from 1 to the number of players (with
-            ``index`` only: shap's convention is of order 2).
-        top_k : int, default=None
-            With ``index``: keep only the ``top_k`` largest values (in
-            absolute value) of each row and output, in a long table, for
-            results that would not fit in ``max_memory``.
-        output : object, default=None
-            One of ``output_names_``: that output's values only. By default
-            every output's values.
-        progress : bool or callable, default=None
-            True shows a progress bar on stderr; a callable is called as
-            ``progress(n_done, n_total)`` after each chunk of rows (chunks of
-            about half a second each, as in :meth:`explain`).
-
-        Returns
-        -------
-        interactions : pandas.DataFrame
-            ``n_samples * n_players`` rows indexed by ``(row, feature)``
-            (``X``'s index, then the players), and the columns of
-            :meth:`explain`: one per player, or ``(output, player)`` for
-            several outputs unless ``output`` picks one. The entries of
-            row ``(r, i)`` sum to ``explain(X).loc[r, i]``. With ``index``:
-            the rows of :meth:`explain` and one column per coalition, the
-            tuple of its players' names (``()`` for the empty coalition,
-            where the index gives it a value), by size then in the players'
-            order, or ``(output, coalition)`` for several outputs; k-SII,
-            STII and FSII values sum to the raw output. With ``top_k``: rows
-            ``(row, rank)`` (``(row, output, rank)`` for several outputs)
-            and the columns ``coalition`` and ``value``.
-
-        Raises
-        ------
-        NotImplementedError
-            If the explainer has no interaction values
-            (``supports_interactions`` is False), or no interaction indices
-            (``supports_indices`` is False) and ``index`` is given.
-        MemoryError
-            If the result (``n_samples * n_players**2 * n_outputs`` doubles)
-            cannot be allocated; nothing is computed then. Beyond the result,
-            values are computed in chunks of rows whose interaction arrays
-            and input take at most half of ``max_memory``.
-        ValueError
-            If ``max_memory`` is less than one row needs (the message says
-            how much).
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_diabetes
-        >>> from sklearn.ensemble import RandomForestRegressor
-        >>> from skshapley import TreeExplainer
-        >>> X, y = load_diabetes(return_X_y=True, as_frame=True)
-        >>> model = RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)
-        >>> explainer = TreeExplainer(model).fit()
-        >>> interactions = explainer.explain_interactions(X.iloc[:3])
-        >>> interactions.shape
-        (30, 10)
-        >>> phi = explainer.explain(X.iloc[:3])
-        >>> bool(abs(interactions.sum(axis=1).unstack() - phi).max().max() < 1e-9)
-        True
-        """
-        if is_dask_collection(X):
-            raise TypeError(
-                "explain_interactions returns its values in memory; for a Dask "
-                "collection, explain its partitions (X.map_partitions) instead."
-            )
-        if index is not None or top_k is not None or order != 2:
-            self._check_fitted()
-            progress = progress_callback(progress)
-            return explained_indices(self, X, index, order, top_k, output, progress)
-        if not self.supports_interactions:
-            raise NotImplementedError(
-                f"{type(self).__name__} has no interaction values "
-                "(supports_interactions is False)."
-            )
-        self._check_fitted()
-        progress = progress_callback(progress)
-        picked = slice(None)
-        if output is not None:
-            picked = [output_position(self.output_names_, output)]
-        n_players, n_outputs = len(self.player_names_), len(self.output_names_)
-        # The interaction matrices of a chunk's rows are kept until laid out.
-        max_rows = self._rows_per_chunk(extra_bytes=self._interaction_row_bytes())
-        n_samples, index, rows_of = self._row_source(X)
-        result = allocated_interactions(
-            n_samples, n_players, 1 if output is not None else n_outputs
-        )
-
-        def compute(rows: slice) -> QuadratureUse | None:
-            chunk = np.zeros((rows.stop - rows.start, n_outputs, n_players, n_players))
-            n_threads = self._n_threads(rows.stop - rows.start)
-            used = self._interaction_rows(rows_of(rows), chunk, n_threads)
-            # (row, output, i, j) -> (row, i, output, j): the frame's layout.
-            result[rows] = chunk[:, picked].transpose(0, 2, 1, 3)
-            return used
-
-        quadrature = in_chunks(n_samples, compute, progress, max_rows)
-        self._record(quadrature)
-        rows = self._layout(self.player_names_).interaction_rows(index)
-        values = result.reshape(n_samples * n_players, result.shape[2], n_players)
-        return with_quadrature(
-            self._frame(values, rows, self.player_names_), quadrature
-        )
-
     def raw_predict(self, X) -> np.ndarray:
         """The model's raw output: what :meth:`explain` attributes.
 
@@ -437,13 +298,6 @@ default=None
         n_model_features = len(self._model_features[0])
         return 8 * 3 * max(self.n_features_in_, n_model_features)
 
-    def _interaction_row_bytes(self) -> int:
-        """Working bytes per row of interaction values, beyond ``_row_bytes``.
-
-        Its matrices, kept until the chunk's rows are laid out.
-        """
-        return 8 * len(self.output_names_) * len(self.player_names_) ** 2
-
     def _placed(self, rows, start: int):
         """Prepared ``rows`` that are the call's rows from ``start`` on.
 
@@ -477,32 +331,3 @@ default=None
 
     def _record(self, quadrature: QuadratureUse | None) -> None:
         """Keep what an explanation reports about itself (nothing by default)."""
-
-    def _interaction_rows(
-        self, X: np.ndarray, out: np.ndarray, n_threads: int
-    ) -> QuadratureUse | None:
-        """Add the interaction values of the validated rows ``X`` to ``out``.
-
-        ``out`` has shape (n_samples, n_outputs, n_players, n_players) and
-        starts at zero; it receives each row's full symmetric matrices in
-        shap's convention (``out.sum(axis=3)`` is the Shapley values).
-        Returns the quadrature used, if it depends on the rows. Explainers
-        that implement it set ``supports_interactions``.
-        """
-        raise NotImplementedError
-
-    def _index_rows(self, X: np.ndarray, plan, out: np.ndarray, n_threads: int):
-        """Add the interaction indices of the validated rows ``X`` to ``out``.
-
-        ``out`` has shape (n_samples, n_outputs, plan.n_columns) and starts
-        at zero; it receives each row's values in the plan's order (see
-        ``games._index_plan``), the model's constant included in the empty
-        coalition's. Explainers that implement it, with
-        ``_index_game_players`` (the most players of one game), set
-        ``supports_indices``.
-        """
-        raise NotImplementedError
-
-    def _index_game_players(self) -> int:
-        """The most players of one of the value function's product games."""
-        raise NotImplementedError

@@ -58,14 +58,10 @@ class ProductKernelExplainer(BaseExplainer):
         ``GridSearchCV`` (or randomized or halving search) with
         ``refit=True``, whose ``best_estimator_`` is explained.
     feature_perturbation : {"kernel", "interventional"}, default="kernel"
-        The value function. ``"kernel"``: an absent feature contributes a
-        kernel factor of 1, as if it matched every reference point (``v(S)
-        = sum_i alpha_i prod_{j in S} k_j(x_j, r_ij) + c``).
-        ``"interventional"``: an absent feature takes the values of the
-        background rows given to :meth:`fit` (``v(S) = mean_z f(x_S,
-        z_rest)``): for each reference point and background row a product
-        game, exact too, in O(references * background rows * features *
-        points) per row.
+        ``"kernel"``: an absent feature contributes a kernel factor of 1
+        (above). ``"interventional"``: it takes the values of the background
+        rows given to :meth:`fit`, ``v(S) = mean_z f(x_S, z_rest)``: a
+        product game per reference point and background row, exact too.
     groups : mapping of str to list or "input", default=None
         Feature groups ``{group_name: [columns]}``, columns by feature name
         (or position); for a pipeline, the preprocessed features'. Each
@@ -357,25 +353,10 @@ class ProductKernelExplainer(BaseExplainer):
                 plan, by_colex, n_threads,
             )  # fmt: skip
         else:
-            self._kernel_indices(X, plan, by_colex, n_threads)
+            _kernel_indices(self, X, plan, by_colex, n_threads)
         if plan.sizes.start == 0:
             by_colex[:, :, 0] += self.game_.intercept
         out[:] = plan.finish(by_colex)
-
-    def _kernel_indices(self, X, plan, out, n_threads) -> None:
-        """The kernel value function's indices, by colexicographic column."""
-        view = RuleView(plan)
-        n_players = len(self.player_names_)
-        for component in self.game_.components:
-            for rows, references in _blocks(X.shape, component.weights.shape):
-                block = X[rows]
-                gaps, _ = self._games(component, block, references, n_threads)
-                factors = (gaps + 1.0).reshape(len(block), -1, n_players)
-                _indices_core.add_row_games(
-                    view, factors, np.ones(factors.shape[1:]),
-                    np.ascontiguousarray(component.weights[references]),
-                    out[rows], n_threads,
-                )  # fmt: skip
 
     def _index_game_players(self) -> int:
         """Every reference point's game has every player."""
@@ -418,26 +399,24 @@ class ProductKernelExplainer(BaseExplainer):
             if self.n_quadrature_points == "auto"
             else f"{self.n_quadrature_points} per game (fixed)"
         )
+        value_function = (
+            "product kernel: v(S) = Σ α_i Π_{j∈S} k_j(x_j, r_ij) + c; an "
+            "absent feature matches every reference point"
+        )
+        background = (
+            f"none: the model's {n_references} reference points "
+            "(training points or support vectors)"
+        )
         if self.feature_perturbation == "interventional":
-            return {
-                **facts,
-                "value function": (
-                    "interventional: v(S) = mean_z f(x_S, z_rest), a product "
-                    "game per reference point and background row"
-                ),
-                "background data": f"{self.n_background_} rows",
-                "quadrature points": rule,
-            }
+            value_function = (
+                "interventional: v(S) = mean_z f(x_S, z_rest), a product game "
+                "per reference point and background row"
+            )
+            background = f"{self.n_background_} rows"
         return {
             **facts,
-            "value function": (
-                "product kernel: v(S) = Σ α_i Π_{j∈S} k_j(x_j, r_ij) + c; an "
-                "absent feature matches every reference point"
-            ),
-            "background data": (
-                f"none: the model's {n_references} reference points "
-                "(training points or support vectors)"
-            ),
+            "value function": value_function,
+            "background data": background,
             "quadrature points": rule,
         }
 
@@ -450,6 +429,22 @@ class ProductKernelExplainer(BaseExplainer):
                 "is not defined."
             )
         return X, index
+
+
+def _kernel_indices(explainer, X, plan, out, n_threads) -> None:
+    """The kernel value function's indices, by colexicographic column."""
+    view = RuleView(plan)
+    n_players = len(explainer.player_names_)
+    for component in explainer.game_.components:
+        for rows, references in _blocks(X.shape, component.weights.shape):
+            block = X[rows]
+            gaps, _ = explainer._games(component, block, references, n_threads)
+            factors = (gaps + 1.0).reshape(len(block), -1, n_players)
+            _indices_core.add_row_games(
+                view, factors, np.ones(factors.shape[1:]),
+                np.ascontiguousarray(component.weights[references]),
+                out[rows], n_threads,
+            )  # fmt: skip
 
 
 def _blocks(shape: tuple[int, int], weights_shape: tuple[int, int]):

@@ -45,12 +45,27 @@ class LeafPatterns:
     sorted_players: np.ndarray
 
 
+def check_routing_bytes(n_nodes: int, n_background: int, max_bytes: int) -> None:
+    """Refuse to route a background through the nodes, one byte a row and
+    node, beyond half of ``max_bytes``."""
+    needed = n_nodes * n_background
+    if 2 * needed > max_bytes:
+        raise ValueError(
+            "Interaction indices of the interventional value function route "
+            f"the {n_background:,} background rows through the {n_nodes:,} "
+            f"nodes ({needed:,} bytes), more than half of max_memory "
+            f"({max_bytes:,} bytes): use a smaller background or a larger "
+            "max_memory."
+        )
+
+
 def leaf_patterns(
-    ensemble, bit, players_start, players, goes_left: np.ndarray
+    ensemble, bit, players_start, players, directions: np.ndarray, n_background: int
 ) -> LeafPatterns:
-    """The patterns of the background whose sides at each node are
-    ``goes_left`` (n_nodes, n_background booleans)."""
-    n_nodes, n_background = goes_left.shape
+    """The patterns of the background whose rows go left at each node where
+    ``directions`` (``Paths.route_background``'s bitsets) say."""
+    goes_left = _unpacked(directions, n_background)
+    n_nodes = len(goes_left)
     leaves = np.flatnonzero(ensemble.left < 0)
     if int(bit[leaves].max(initial=0)) > MAX_PATTERN_BITS:
         raise ValueError(
@@ -93,7 +108,7 @@ def leaf_patterns(
     return LeafPatterns(start, masks, shares, sorted_bits, sorted_players)
 
 
-def unpacked_directions(directions: np.ndarray, n_background: int) -> np.ndarray:
+def _unpacked(directions: np.ndarray, n_background: int) -> np.ndarray:
     """The bitsets of ``Paths.route_background`` as (n_nodes, n_background)
     booleans: True where the row goes left."""
     as_bytes = directions.astype("<u8").view(np.uint8).reshape(len(directions), -1)

@@ -25,7 +25,7 @@ from .._runtime.limits import MAX_SCRATCH_BYTES_PER_THREAD
 from .._runtime.threads import threads_for
 from ..games._indices_core import RuleView
 from . import _index_core, _interventional_core, _tree_core
-from ._index_patterns import LeafPatterns, leaf_patterns, unpacked_directions
+from ._index_patterns import check_routing_bytes, leaf_patterns
 from ._table_plan import Layout, Plan, planned
 
 # Bytes of tables and masks held at once: kept from fit to explain when the
@@ -254,43 +254,25 @@ class Background:
             self._interaction_plan = self._planned(_MAX_TABLE_BITS, gains=False)
         self._explain(self._interaction_plan, X, out, n_threads)
 
-    @property
-    def max_bits(self) -> int:
-        """The most distinct players on a path."""
-        return self._max_bits
+    max_bits = property(lambda self: self._max_bits, doc="The most players on a path.")
 
     def indices(self, X, row_nodes, plan, out: np.ndarray, n_threads: int) -> None:
-        """Add the rows' interaction indices of ``plan`` to ``out``.
-
-        ``out`` has shape (n_samples, n_outputs, plan.n_columns) and is
-        zero; its columns are colexicographic (``games._index_plan``).
-        ``row_nodes`` are the trees' packed records (``Forest.row_nodes``).
-        """
+        """Add the rows' interaction indices of ``plan`` to ``out`` (n_samples,
+        n_outputs, plan.n_columns; colexicographic columns), ``row_nodes``
+        the trees' packed records (``Forest.row_nodes``)."""
         if self._index_patterns is None:
-            self._index_patterns = self._leaf_patterns(n_threads)
+            check_routing_bytes(len(self._bit), self.n_background, self._max_bytes)
+            directions = self._directions
+            if directions is None:
+                directions = self._routed(self._paths(), n_threads)
+            self._index_patterns = leaf_patterns(
+                self._ensemble, self._bit, self._players_start, self._players,
+                directions, self.n_background,
+            )  # fmt: skip
         _index_core.interventional_indices(
             self._ensemble, row_nodes, RuleView(plan), self._bit,
             self._players_start, self._index_patterns, self._max_bits, X, out,
             n_threads,
-        )  # fmt: skip
-
-    def _leaf_patterns(self, n_threads: int) -> LeafPatterns:
-        """Each leaf's background patterns, from the rows' sides at each node."""
-        needed = len(self._bit) * self.n_background
-        if 2 * needed > self._max_bytes:
-            raise ValueError(
-                "Interaction indices of the interventional value function "
-                f"route the {self.n_background:,} background rows through the "
-                f"{len(self._bit):,} nodes ({needed:,} bytes), more than half of "
-                f"max_memory ({self._max_bytes:,} bytes): use a smaller "
-                "background or a larger max_memory."
-            )
-        directions = self._directions
-        if directions is None:
-            directions = self._routed(self._paths(), n_threads)
-        return leaf_patterns(
-            self._ensemble, self._bit, self._players_start, self._players,
-            unpacked_directions(directions, self.n_background),
         )  # fmt: skip
 
     def _explain(self, plan: Plan, X: np.ndarray, out: np.ndarray, n_threads: int):

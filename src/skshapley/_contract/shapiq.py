@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from ._runtime.optional import optional_import
+from .._runtime.optional import optional_import
 
 
 def to_shapiq(interactions: pd.DataFrame, row=None, *, output=None):
