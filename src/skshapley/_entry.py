@@ -43,8 +43,9 @@ def Explainer(model, **params) -> BaseExplainer:
 
     Tree ensembles go to :class:`TreeExplainer` and product-kernel models
     to :class:`ProductKernelExplainer`, which are exact and need no
-    background data. Any other model (one with ``predict``,
-    ``predict_proba`` or ``decision_function``, or a callable) goes to
+    background data (they take one for interventional values). Any other
+    model (one with ``predict``, ``predict_proba`` or
+    ``decision_function``, or a callable) goes to
     :class:`ExactExplainer` when its players (features, or groups) are at
     most ``max_players``, else to :class:`PermutationExplainer`; both are
     fitted on background data. ``method_`` tells which was chosen.
@@ -112,9 +113,8 @@ def explain(model, X, *, background=None, **params) -> pd.DataFrame:
     background : array-like or pandas.DataFrame, default=None
         Background data: features left out of a coalition take its rows'
         values (interventional Shapley values). Needed by the
-        model-agnostic explainers; a tree model is then explained with
-        ``feature_perturbation="interventional"``. Product-kernel models
-        take none.
+        model-agnostic explainers; a tree or product-kernel model is then
+        explained with ``feature_perturbation="interventional"``.
     **params
         The explainer's parameters, as for :func:`Explainer`.
 
@@ -157,16 +157,14 @@ def fitted_explainer(
     method: str = "auto",
     permutation_params: Mapping | None = None,
     option: str = "background=",
-    agnostic: str = "ExactExplainer or PermutationExplainer",
 ) -> BaseExplainer:
     """The explainer of ``model`` with ``params``, fitted (on ``background``).
 
     ``method`` is "auto" (:func:`Explainer`'s choice) or a key of
     :data:`AGNOSTIC` (that explainer, for any model).
     ``permutation_params`` go to :class:`PermutationExplainer` only, if it
-    is chosen. Errors name the background ``option`` and how to choose a
-    model-agnostic explainer (``agnostic``): the command says
-    ``--background`` and ``--method``. Each exact explainer parses the
+    is chosen. Errors name the background ``option`` (the command says
+    ``--background``). Each exact explainer parses the
     model once, in its ``fit``; only its :class:`UnsupportedModelError`
     moves on to the next one.
     """
@@ -181,7 +179,7 @@ def fitted_explainer(
                     refusals.append(refused)
                     continue
             try:
-                return _fitted(cls, model, background, params, (option, agnostic))
+                return _fitted(cls, model, background, params, option)
             except UnsupportedModelError as exc:
                 refusals.append(exc)
     cls = _agnostic_class(model, params, refusals, method)
@@ -197,31 +195,19 @@ def fitted_explainer(
     return explainer.fit(background)
 
 
-def _fitted(cls, model, background, params: dict, wording: tuple) -> BaseExplainer:
-    """``cls``'s explainer of ``model``, fitted; interventional with a background.
-
-    ``wording`` is ``(option, agnostic)`` of :func:`fitted_explainer`.
-    """
-    option, agnostic = wording
+def _fitted(cls, model, background, params: dict, option: str) -> BaseExplainer:
+    """``cls``'s explainer of ``model``, fitted; interventional with a background
+    (given as ``option``: ``background=``, or the command's ``--background``)."""
     if background is None:
         return cls(model, **params).fit()
-    if cls in (TreeExplainer, ProductKernelExplainer):
-        params = {"feature_perturbation": "interventional", **params}
-        if params["feature_perturbation"] != "interventional":
-            raise ValueError(
-                f'{option} is for feature_perturbation="interventional"; '
-                f"got feature_perturbation={params['feature_perturbation']!r}: "
-                "leave out one of them."
-            )
-        return cls(model, **params).fit(background)
-    refused = refusal(cls, model)
-    if refused is not None:
-        raise refused
-    raise ValueError(
-        f"{model_name(model)} is explained by {cls.__name__}, whose value "
-        f"function takes no background data: leave out {option}, or explain it "
-        f"model-agnostically ({agnostic})."
-    )
+    params = {"feature_perturbation": "interventional", **params}
+    if params["feature_perturbation"] != "interventional":
+        raise ValueError(
+            f'{option} is for feature_perturbation="interventional"; '
+            f"got feature_perturbation={params['feature_perturbation']!r}: "
+            "leave out one of them."
+        )
+    return cls(model, **params).fit(background)
 
 
 def explainer_class(model, params: dict, method: str = "auto") -> type:

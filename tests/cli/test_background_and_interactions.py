@@ -9,7 +9,7 @@ from sklearn.datasets import load_diabetes, load_iris
 from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 from sklearn.svm import SVR
 
-from skshapley import TreeExplainer
+from skshapley import ProductKernelExplainer, TreeExplainer
 
 from .test_command import assert_one_line_error, call
 
@@ -124,20 +124,17 @@ def test_the_report_says_how_the_background_was_sampled(capfd, files, tmp_path):
     assert "interventional" in page
 
 
-def test_a_kernel_model_has_no_background(capfd, files, tmp_path):
-    status, _, err = call(
-        capfd, "explain", "--model", files["folder"] / "kernel.pkl",
-        "--data", files["data"], "--target", "target", "--trust-pickle",
-        "--background", files["bg_csv"], "--out", tmp_path / "phi.csv",
-    )  # fmt: skip
-    # Changed by issue 14: a background is for tree models and the
-    # model-agnostic explainers, which --method chooses.
-    assert_one_line_error(
-        status, err, 1, "SVR is explained by ProductKernelExplainer",
-        "takes no background data", "leave out --background",
-        "--method exact or --method permutation",
-    )  # fmt: skip
-    assert not (tmp_path / "phi.csv").exists()
+def test_a_kernel_model_takes_a_background(capfd, files, tmp_path):
+    # Changed by issue 35: a kernel model with --background gets the
+    # interventional value function (it was refused before).
+    out = tmp_path / "phi.csv"
+    explain(capfd, files, out, "--background", files["bg_csv"], model="kernel")
+    explainer = ProductKernelExplainer(
+        files["kernel"], feature_perturbation="interventional"
+    ).fit(files["background"])
+    expected = explainer.explain(files["X"])
+    got = pd.read_csv(out)[expected.columns]
+    np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=1e-9)
 
 
 @pytest.mark.parametrize(

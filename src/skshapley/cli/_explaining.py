@@ -50,7 +50,6 @@ def make_explainer(
             method=method,
             permutation_params=permutations,
             option="--background",
-            agnostic="--method exact or --method permutation",
         )
     except (UnsupportedModelError, ValueError) as exc:  # a model not fitted, ...
         raise CommandError(str(exc)) from exc

@@ -36,11 +36,12 @@ only with --force, and never when it is the --model or --data file.
 
 Progress is shown on stderr when it is a terminal.
 
-With --background, tree models are explained interventionally: against the
-rows of that file (the values compare each row with that population, and
-the base value is the model's mean output over it), instead of the training
-covers stored in the trees. --background-rows N keeps a random sample of N
-of its rows (seed 0, or --seed S). Kernel models have no background.
+With --background, tree and kernel models are explained interventionally:
+against the rows of that file (the values compare each row with that
+population, and the base value is the model's mean output over it), instead
+of the training covers stored in the trees or the kernel's reference points.
+--background-rows N keeps a random sample of N of its rows (seed 0, or
+--seed S).
 Model-agnostic explainers need one: a few hundred rows of the training data
 are typical (their cost grows with the number of background rows).
 
