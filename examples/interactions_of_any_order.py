@@ -22,8 +22,9 @@ from sklearn.ensemble import GradientBoostingRegressor
 from skshapley import TreeExplainer
 
 X, y = load_diabetes(return_X_y=True, as_frame=True)
-model = GradientBoostingRegressor(n_estimators=200, max_depth=4, random_state=0)
-model.fit(X, y)
+model = GradientBoostingRegressor(n_estimators=200, max_depth=4, random_state=0).fit(
+    X, y
+)
 explainer = TreeExplainer(model).fit()
 k_sii = explainer.explain_interactions(X, index="k-SII", order=3)
 print(f"{k_sii.shape[1]} coalitions per row")
@@ -45,8 +46,8 @@ strength = triples.abs().mean().sort_values()[-10:]
 labels = [" × ".join(c) for c in strength.index]
 fig, ax = plt.subplots(figsize=(7, 4.5), layout="constrained")
 ax.barh(labels, strength.to_numpy(), color="#1f77b4")
-ax.set_xlabel("mean |k-SII| over the rows (disease progression units)")
-ax.set_title("The ten strongest triples of features, k-SII of order 3")
+ax.set_xlabel("mean |k-SII| over the rows (progression units)")
+ax.set_title("The ten strongest triples, k-SII of order 3")
 plt.show()
 
 # %%
@@ -54,9 +55,7 @@ plt.show()
 # value of the coalitions of one, two and three features. Trees of depth 4
 # split on up to four features in a row, and a sizeable share of what they
 # do comes from three features at once.
-by_size = {
-    size: k_sii.loc[:, [len(c) == size for c in k_sii.columns]].abs().sum(axis=1).mean()
-    for size in (1, 2, 3)
-}
-for size, total in by_size.items():
+for size in (1, 2, 3):
+    of_size = k_sii.loc[:, [len(c) == size for c in k_sii.columns]]
+    total = of_size.abs().sum(axis=1).mean()
     print(f"coalitions of {size}: mean total |value| {total:7.2f}")
