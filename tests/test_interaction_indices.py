@@ -460,3 +460,29 @@ def test_to_shapiq_of_several_outputs_and_bad_input():
     top = explainer.explain_interactions(X.iloc[:1], index="STII", top_k=2)
     with pytest.raises(ValueError, match="not a top_k table"):
         to_shapiq(top)
+
+
+@pytest.mark.parametrize("index", ["k-SII", "FSII"])
+def test_the_same_bits_whatever_the_threads(index):
+    model, X, y = tree_models()["gbc_multiclass"]
+    model.fit(X, y)
+    rows = X.iloc[::7]
+    for params, background in [
+        ({}, None),
+        ({"feature_perturbation": "interventional"}, X.iloc[:30]),
+    ]:
+        frames = [
+            TreeExplainer(model, n_jobs=n_jobs, **params)
+            .fit(background)
+            .explain_interactions(rows, index=index, order=3)
+            for n_jobs in (1, 2)
+        ]
+        pd.testing.assert_frame_equal(frames[0], frames[1], check_exact=True)
+    models, X = kernel_models()
+    frames = [
+        ProductKernelExplainer(models[0], n_jobs=n_jobs)
+        .fit()
+        .explain_interactions(X.iloc[:9], index=index, order=2)
+        for n_jobs in (1, 2)
+    ]
+    pd.testing.assert_frame_equal(frames[0], frames[1], check_exact=True)
