@@ -314,13 +314,15 @@ def test_a_tree_background_with_path_dependent_values_is_a_conflict():
     assert "tree_path_dependent" in str(info.value)
 
 
-def test_a_kernel_model_takes_no_background():
+def test_a_kernel_model_takes_a_background():
+    # Changed by issue 35: a background gives the interventional value
+    # function (it was refused), and its base value is the mean prediction.
     model, X = fitted(SVR())
-    with pytest.raises(ValueError, match="takes no background data") as info:
-        skshapley.explain(model, X, background=X)
-    message = str(info.value)
-    for name in ("SVR", "ProductKernelExplainer", "background=", "ExactExplainer"):
-        assert name in message
+    phi = skshapley.explain(model, X.iloc[:3], background=X.iloc[:20])
+    explainer = skshapley.Explainer(model, feature_perturbation="interventional")
+    explainer.fit(X.iloc[:20])
+    pd.testing.assert_frame_equal(phi, explainer.explain(X.iloc[:3]))
+    assert explainer.expected_value_ == pytest.approx(model.predict(X.iloc[:20]).mean())
 
 
 @pytest.mark.parametrize("case", ["logistic", "callable", "twenty_features"])

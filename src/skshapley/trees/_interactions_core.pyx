@@ -241,8 +241,10 @@ cdef inline void _add_split_columns(
     players: ``Integral dg H prod_{t in T} g_t`` to the coalition of the
     split's player and each set ``T`` of distinct other players above it
     (their g: the sums of their edges' changes above the split)."""
-    cdef Py_ssize_t wm = width * m, o, k, a, other, j, n_distinct = 0
+    cdef Py_ssize_t wm = width * m, o, k, a, other, j, i, low, high, column
+    cdef Py_ssize_t n_distinct = 0
     cdef double total
+    cdef const double *g
     scratch.stamp_id += 1
     for a in range(above):
         other = scratch.above_player[a]
@@ -265,10 +267,26 @@ cdef inline void _add_split_columns(
         for k in range(m):
             total += scratch.weighted[o * m + k]
         block[o * columns.n_columns + columns.offset[1] + player] += total
-    if columns.order > 1:
-        _extend_coalitions(
-            scratch, columns, player, n_distinct, 0, 0, scratch.first, block, width, m
-        )
+    if columns.order == 1:
+        return
+    for i in range(n_distinct):  # the pairs, in this loop of constant m
+        other = scratch.distinct[i]
+        if scratch.present[other] == 1.0:
+            g = scratch.reciprocal[other] + m
+        else:
+            g = scratch.leave_g
+        low, high = (other, player) if other < player else (player, other)
+        column = columns.offset[2] + low + high * (high - 1) // 2
+        for o in range(width):
+            total = 0.0
+            for k in range(m):
+                total += scratch.weighted[o * m + k] * g[k]
+            block[o * columns.n_columns + column] += total
+        if columns.order > 2:
+            scratch.members[0] = other
+            _extend_coalitions(
+                scratch, columns, player, n_distinct, 1, i + 1, g, block, width, m
+            )
 
 
 cdef inline void _walk_tree_points(
