@@ -486,3 +486,18 @@ def test_the_same_bits_whatever_the_threads(index):
         for n_jobs in (1, 2)
     ]
     pd.testing.assert_frame_equal(frames[0], frames[1], check_exact=True)
+
+
+def test_indices_are_exact_whatever_the_explainers_quadrature():
+    # n_quadrature_points rules Shapley values only: indices take each
+    # tree's exact rule (one point per tree here is far from it).
+    model, X, y = tree_models()["forest"]
+    model.fit(X, y)
+    rows = X.iloc[:3]
+    exact = TreeExplainer(model).fit()
+    one_point = TreeExplainer(model, n_quadrature_points=1).fit()
+    for index in ("SII", "k-SII", "FSII"):
+        pd.testing.assert_frame_equal(
+            one_point.explain_interactions(rows, index=index, order=2),
+            exact.explain_interactions(rows, index=index, order=2),
+        )

@@ -78,6 +78,8 @@ class PathDependent:
             n_points = np.full(ensemble.n_trees, n_quadrature_points, dtype=np.intp)
         #: Each tree's points, and whether every tree's rule is exact.
         self.n_points, self.exact = n_points, bool((n_points >= exact).all())
+        #: Each tree's exact rule's points.
+        self.exact_points = exact
         nodes = np.diff(np.append(ensemble.roots, len(ensemble.feature)))
         #: A row's estimated time at one thread, in nanoseconds.
         self.row_cost_ns = _NS_PER_NODE_POINT * float(np.dot(nodes, n_points))
@@ -129,15 +131,19 @@ class PathDependent:
         ``out`` has shape (n_samples, n_outputs, plan.n_columns) and is
         zero; its columns are colexicographic (see ``games._index_plan``).
         """
-        if plan.index in ("SII", "k-SII"):
-            # Integrals at the tree's nodes only: the pairwise walk, its
-            # sums at each split multiplied by the g of every set of
-            # distinct players above; for k-SII the empty coalition's v(∅)
-            # (less the constant, which the caller adds).
+        if plan.index in ("SII", "k-SII", "BII"):
+            # Integrals at the tree's exact nodes (BII: the value at 1/2),
+            # where every factor with A = 1 is at least t: the pairwise
+            # walk, its sums at each split multiplied by the g of every set
+            # of distinct players above; for k-SII the empty coalition's
+            # v(∅) (less the constant, which the caller adds).
+            if plan.index == "BII":
+                rules = Rules.midpoint(self.ensemble.n_trees)
+            else:
+                rules = self.rules if self.exact else Rules.stack(self.exact_points)
             _interactions_core.path_dependent_interactions(
-                self.ensemble, self.forest().row_nodes(), self.rules,
-                self.max_depth, self.interaction_chunk_start, X, out, n_threads,
-                RuleView(plan),
+                self.ensemble, self.forest().row_nodes(), rules, self.max_depth,
+                self.interaction_chunk_start, X, out, n_threads, RuleView(plan),
             )  # fmt: skip
             if plan.index == "k-SII":
                 out[:, :, 0] += self.expected_value() - self.ensemble.base_offset
