@@ -269,6 +269,35 @@ def test_top_k_keeps_each_rows_largest_values():
         np.testing.assert_array_equal(kept["value"], full.iloc[r][expected.index])
 
 
+def test_threshold_keeps_the_values_at_least_as_large():
+    model, X, y = tree_models()["gbc_multiclass"]
+    model.fit(X, y)
+    explainer = TreeExplainer(model).fit()
+    rows = X.iloc[::50]
+    full = explainer.explain_interactions(rows, index="STII", order=3)
+    kept = explainer.explain_interactions(rows, index="STII", order=3, threshold=0.05)
+    assert kept.index.names == ["row", "output", "rank"]
+    for label in rows.index:
+        for output in explainer.output_names_:
+            values = full.loc[label, output]
+            expected = values[values.abs() >= 0.05]
+            expected = expected.iloc[np.argsort(-expected.abs(), kind="stable")]
+            if expected.empty:
+                assert (label, output) not in kept.index.droplevel("rank")
+                continue
+            got = kept.loc[(label, output)]
+            assert list(got["coalition"]) == list(expected.index)
+            np.testing.assert_array_equal(got["value"], expected.to_numpy())
+    both = explainer.explain_interactions(
+        rows, index="STII", order=3, threshold=0.05, top_k=2
+    )
+    assert both.index.get_level_values("rank").max() <= 1
+    pd.testing.assert_frame_equal(both, kept[kept.index.get_level_values("rank") < 2])
+    nothing = explainer.explain_interactions(rows, index="STII", threshold=1e9)
+    assert nothing.empty
+    assert list(nothing.columns) == ["coalition", "value"]
+
+
 def test_a_result_too_large_for_max_memory_says_how_many_coalitions():
     X, y = diabetes(n_features=10)
     model = DecisionTreeRegressor(max_depth=3).fit(X, y)
@@ -290,6 +319,10 @@ def test_a_result_too_large_for_max_memory_says_how_many_coalitions():
         ({"order": 3}, ValueError, "pass index= one of"),
         ({"top_k": 3}, ValueError, "pass index= one of"),
         ({"index": "SII", "top_k": 0}, ValueError, "top_k must be >= 1"),
+        ({"threshold": 0.1}, ValueError, "pass index= one of"),
+        ({"index": "SII", "threshold": -1.0}, ValueError, "threshold must be"),
+        ({"index": "SII", "threshold": np.nan}, ValueError, "threshold must be"),
+        ({"index": "SII", "threshold": "1"}, ValueError, "threshold must be"),
     ],
 )
 def test_bad_requests(kwargs, error, message):

@@ -43,6 +43,7 @@ class InteractionsMixin:
         index: str | None = None,
         order: int = 2,
         top_k: int | None = None,
+        threshold: float | None = None,
         output=None,
         progress: bool | Callable[[int, int], None] | None = None,
     ) -> pd.DataFrame:
@@ -71,6 +72,10 @@ default=None
             With ``index``: keep only the ``top_k`` largest values (in
             absolute value) of each row and output, in a long table, for
             results that would not fit in ``max_memory``.
+        threshold : float, default=None
+            With ``index``: keep only the values of at least ``threshold``
+            in absolute value, in the same long table (with ``top_k``: the
+            ``top_k`` largest of those).
         output : object, default=None
             One of ``output_names_``: that output's values only. By default
             every output's values.
@@ -91,7 +96,8 @@ default=None
             tuple of its players' names (``()`` for the empty coalition,
             where the index gives it a value), by size then in the players'
             order, or ``(output, coalition)`` for several outputs; k-SII,
-            STII and FSII values sum to the raw output. With ``top_k``: rows
+            STII and FSII values sum to the raw output. With ``top_k`` or
+            ``threshold``, largest first: rows
             ``(row, rank)`` (``(row, output, rank)`` for several outputs)
             and the columns ``coalition`` and ``value``.
 
@@ -130,10 +136,12 @@ default=None
                 "explain_interactions returns its values in memory; for a Dask "
                 "collection, explain its partitions (X.map_partitions) instead."
             )
-        if index is not None or top_k is not None or order != 2:
+        if index is not None or order != 2 or (top_k, threshold) != (None, None):
             self._check_fitted()
             progress = progress_callback(progress)
-            return _explained_indices(self, X, index, order, top_k, output, progress)
+            return _explained_indices(
+                self, X, index, order, (top_k, threshold), output, progress
+            )
         if not self.supports_interactions:
             raise NotImplementedError(
                 f"{type(self).__name__} has no interaction values "
@@ -210,16 +218,18 @@ def _explained_indices(
     X,
     index: str | None,
     order: int,
-    top_k: int | None,
+    keep: tuple,
     output,
     progress: Callable[[int, int], None] | None,
 ) -> pd.DataFrame:
-    """``explainer.explain_interactions(X, index=index, order=order, ...)``."""
+    """``explainer.explain_interactions(X, index=index, order=order, ...)``,
+    ``keep`` its ``(top_k, threshold)``."""
     if index is None:
         raise ValueError(
-            "order and top_k apply to an interaction index: pass index= one of "
-            "'SII', 'k-SII', 'STII', 'FSII', 'FBII', 'BII', 'Moebius' (without "
-            "it, interaction values are shap's pairwise matrices, of order 2)."
+            "order, top_k and threshold apply to an interaction index: pass "
+            "index= one of 'SII', 'k-SII', 'STII', 'FSII', 'FBII', 'BII', "
+            "'Moebius' (without it, interaction values are shap's pairwise "
+            "matrices, of order 2)."
         )
     if not explainer.supports_indices:
         raise NotImplementedError(
@@ -228,8 +238,8 @@ def _explained_indices(
         )
     n_players, n_outputs = len(explainer.player_names_), len(explainer.output_names_)
     index, order = check_index(index, order, n_players)
-    if top_k is not None:
-        top_k = check_count(top_k, "top_k")
+    top_k, threshold = _checked_keep(*keep)
+    long = (top_k, threshold) != (None, None)
     plan = index_plan(index, order, n_players, explainer._index_game_players())
     kept = (
         [output_position(explainer.output_names_, output)]
@@ -238,32 +248,42 @@ def _explained_indices(
     )
     n_kept = 1 if kept else n_outputs
     n_samples, rows_index, rows_of = explainer._row_source(X)
-    _check_fits(explainer, plan, n_samples, n_outputs, n_kept, top_k)
+    _check_fits(explainer, plan, n_samples, n_outputs, n_kept, long)
     # A chunk's rows keep the kernel's columns and their ordered copy.
     row_bytes = explainer._row_bytes() + 16 * n_outputs * plan.n_columns
     max_rows = rows_per_chunk(explainer.max_memory, row_bytes)
-    width = plan.n_columns if top_k is None else min(top_k, plan.n_columns)
-    values = np.zeros((n_samples, n_kept, width))
-    columns = np.zeros((n_samples, n_kept, width), dtype=np.intp)
+    values = np.zeros((0 if long else n_samples, n_kept, plan.n_columns))
+    parts = []  # long: (row, output, rank, column, value) of each chunk
 
     def compute(rows: slice) -> None:
         chunk = np.zeros((rows.stop - rows.start, n_outputs, plan.n_columns))
         n_threads = explainer._n_threads(rows.stop - rows.start)
         explainer._index_rows(rows_of(rows), plan, chunk, n_threads)
         ordered = chunk[:, kept] if kept else chunk
-        if top_k is None:
+        if not long:
             values[rows] = ordered
             return
-        largest = np.argsort(-np.abs(ordered), axis=2, kind="stable")[:, :, :width]
-        columns[rows] = largest
-        values[rows] = np.take_along_axis(ordered, largest, axis=2)
+        largest = np.argsort(-np.abs(ordered), axis=2, kind="stable")[:, :, :top_k]
+        picked = np.take_along_axis(ordered, largest, axis=2)
+        row, out, rank = np.nonzero(
+            np.abs(picked) >= (threshold if threshold is not None else 0.0)
+        )
+        parts.append(
+            (
+                row + rows.start,
+                out,
+                rank,
+                largest[row, out, rank],
+                picked[row, out, rank],
+            )
+        )
 
     in_chunks(n_samples, compute, progress, max_rows)
     outputs = (
         [explainer.output_names_[kept[0]]] if kept else list(explainer.output_names_)
     )
-    if top_k is not None:
-        return _largest_frame(values, columns, rows_index, plan, explainer, outputs)
+    if long:
+        return _largest_frame(parts, rows_index, plan, explainer, outputs)
     frame = coalition_frame(
         values, rows_index.view(), plan.coalitions, explainer.player_names_, outputs
     )
@@ -282,36 +302,55 @@ def _explained_indices(
     return frame
 
 
-def _check_fits(explainer, plan, n_samples, n_outputs, n_kept, top_k) -> None:
-    """Refuse a result, or one row's work, that cannot fit in ``max_memory``."""
+def _checked_keep(top_k, threshold) -> tuple:
+    """``top_k`` as an int >= 1 and ``threshold`` as a float >= 0 (or None)."""
+    if top_k is not None:
+        top_k = check_count(top_k, "top_k")
+    if threshold is not None:
+        if (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, int | float | np.floating | np.integer)
+            or not 0 <= threshold < np.inf
+        ):
+            raise ValueError(
+                f"threshold must be a finite number >= 0, got {threshold!r}."
+            )
+        threshold = float(threshold)
+    return top_k, threshold
+
+
+def _check_fits(explainer, plan, n_samples, n_outputs, n_kept, long: bool) -> None:
+    """Refuse a result, or one row's work, that cannot fit in ``max_memory``
+    (a ``long`` table's size is not known before)."""
     budget = parse_memory(explainer.max_memory)
     row_work = 2 * 16 * n_outputs * plan.n_columns
-    result = 8 * n_samples * n_kept * plan.n_columns if top_k is None else 0
+    result = 0 if long else 8 * n_samples * n_kept * plan.n_columns
     if row_work > budget or 2 * result > budget:
         raise ValueError(
             f"{plan.index} of order {plan.order} on {len(explainer.player_names_)} "
             f"players has {plan.n_columns:,} coalitions per row and output: "
             f"{max(row_work, 2 * result):,} bytes, more than max_memory="
-            f"{explainer.max_memory!r} ({budget:,} bytes) allows. Pass top_k to "
-            "keep each row's largest values, explain fewer rows at a time, or "
-            "ask for a smaller order."
+            f"{explainer.max_memory!r} ({budget:,} bytes) allows. Pass top_k or "
+            "threshold to keep each row's largest values, explain fewer rows at "
+            "a time, or ask for a smaller order."
         )
 
 
-def _largest_frame(values, columns, rows_index, plan, explainer, outputs):
-    """The long table of each row's (and output's) largest values."""
-    _n_samples, n_kept, width = values.shape
+def _largest_frame(parts, rows_index, plan, explainer, outputs) -> pd.DataFrame:
+    """The long table of each row's (and output's) values kept, largest
+    first: rows ``(row, rank)``, or ``(row, output, rank)`` for several
+    outputs."""
+    row, out, rank, column, value = (
+        (np.concatenate(arrays) for arrays in zip(*parts, strict=True))
+        if parts
+        else (np.empty(0, np.intp),) * 5
+    )
     labels = coalition_labels(plan.coalitions, tuple(explainer.player_names_))
-    labels = labels.to_numpy()
-    levels = [
-        rows_index,
-        pd.Index(outputs, name="output"),
-        pd.RangeIndex(width, name="rank"),
-    ]
-    if n_kept == 1:
-        levels.pop(1)
-    index = pd.MultiIndex.from_product(levels)
-    index = index.set_names(rows_index.name or "row", level=0)
+    arrays = [rows_index.take(row), pd.Index(outputs).take(out), rank]
+    names = [rows_index.name or "row", "output", "rank"]
+    if len(outputs) == 1:
+        del arrays[1], names[1]
     return pd.DataFrame(
-        {"coalition": labels[columns.ravel()], "value": values.ravel()}, index=index
+        {"coalition": labels.to_numpy()[column], "value": value.astype(float)},
+        index=pd.MultiIndex.from_arrays(arrays, names=names),
     )
