@@ -308,6 +308,16 @@ def test_a_result_too_large_for_max_memory_says_how_many_coalitions():
     assert "smaller order" in str(error.value)
     top = explainer.explain_interactions(X, index="SII", order=4, top_k=3)
     assert len(top) == 3 * len(X)
+    # One row's coalitions beyond max_memory (24 players, order 5: 55,454
+    # coalitions): top_k would not help.
+    wide = np.random.default_rng(0).normal(size=(100, 24))
+    tree = DecisionTreeRegressor(max_depth=3).fit(wide, wide[:, 0])
+    explainer = TreeExplainer(tree, max_memory="500KB").fit()
+    with pytest.raises(ValueError, match="55,454 coalitions") as error:
+        explainer.explain_interactions(wide[:1], index="SII", order=5, top_k=3)
+    assert "one row needs" in str(error.value)
+    assert "smaller order" in str(error.value)
+    assert "top_k" not in str(error.value)
 
 
 @pytest.mark.parametrize(

@@ -320,19 +320,26 @@ def _checked_keep(top_k, threshold) -> tuple:
 
 
 def _check_fits(explainer, plan, n_samples, n_outputs, n_kept, long: bool) -> None:
-    """Refuse a result, or one row's work, that cannot fit in ``max_memory``
+    """Refuse one row's work, or a result, that cannot fit in ``max_memory``
     (a ``long`` table's size is not known before)."""
     budget = parse_memory(explainer.max_memory)
     row_work = 2 * 16 * n_outputs * plan.n_columns
-    result = 0 if long else 8 * n_samples * n_kept * plan.n_columns
-    if row_work > budget or 2 * result > budget:
+    result = 0 if long else 2 * 8 * n_samples * n_kept * plan.n_columns
+    what = (
+        f"{plan.index} of order {plan.order} on {len(explainer.player_names_)} "
+        f"players has {plan.n_columns:,} coalitions per row and output"
+    )
+    allowed = f"max_memory={explainer.max_memory!r} ({budget:,} bytes)"
+    if row_work > budget:
         raise ValueError(
-            f"{plan.index} of order {plan.order} on {len(explainer.player_names_)} "
-            f"players has {plan.n_columns:,} coalitions per row and output: "
-            f"{max(row_work, 2 * result):,} bytes, more than max_memory="
-            f"{explainer.max_memory!r} ({budget:,} bytes) allows. Pass top_k or "
-            "threshold to keep each row's largest values, explain fewer rows at "
-            "a time, or ask for a smaller order."
+            f"{what}: one row needs {row_work:,} bytes, more than {allowed} "
+            "allows. Ask for a smaller order or raise max_memory."
+        )
+    if result > budget:
+        raise ValueError(
+            f"{what}: the result needs {result:,} bytes, more than {allowed} "
+            "allows. Pass top_k or threshold to keep each row's largest "
+            "values, explain fewer rows at a time, or ask for a smaller order."
         )
 
 
