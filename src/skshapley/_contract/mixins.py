@@ -175,6 +175,20 @@ class InputMixin:
             self.max_memory, n_rows, self.n_features_in_, copies, name
         )
 
+    def _validated_background(self, X) -> np.ndarray:
+        """``fit``'s background ``X``: its rows as the model reads them, after
+        refusing a background whose two copies exceed half of ``max_memory``,
+        an invalid one (the message names it) and one without rows."""
+        n_rows = np.shape(X)[0] if np.ndim(X) == 2 else 0
+        self._check_background_bytes(n_rows, 2, "(fit's X)")
+        try:
+            background, _ = self._prepared_input(X)
+        except ValueError as exc:
+            raise ValueError(f"The background data (fit's X): {exc}") from exc
+        if len(background) == 0:
+            raise ValueError("The background data (fit's X) has no rows.")
+        return background
+
     def _check_fitted(self) -> None:
         """Raise ``NotFittedError`` unless the explainer is fitted.
 

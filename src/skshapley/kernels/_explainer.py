@@ -233,14 +233,7 @@ class ProductKernelExplainer(BaseExplainer):
 
     def _fit_background(self, X) -> None:
         """Keep the background's rows; the base value is their mean output."""
-        n_rows = np.shape(X)[0] if np.ndim(X) == 2 else 0
-        self._check_background_bytes(n_rows, 2, "(fit's X)")
-        try:
-            background, _ = self._prepared_input(X)
-        except ValueError as exc:
-            raise ValueError(f"The background data (fit's X): {exc}") from exc
-        if len(background) == 0:
-            raise ValueError("The background data (fit's X) has no rows.")
+        background = self._validated_background(X)
         self._background_rows = np.ascontiguousarray(background)
         self.n_background_ = len(background)
         self.expected_value_ = self._per_output(self._raw_rows(background).mean(axis=0))

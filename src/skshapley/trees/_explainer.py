@@ -253,14 +253,7 @@ class TreeExplainer(BaseExplainer):
     def _fit_background(self, X) -> None:
         """Keep the background's tables; the base value is its mean raw output."""
         # Its validated rows, and the copy by feature the tables are built from.
-        n_rows = np.shape(X)[0] if np.ndim(X) == 2 else 0
-        self._check_background_bytes(n_rows, 2, "(fit's X)")
-        try:
-            background, _ = self._prepared_input(X)
-        except ValueError as exc:
-            raise ValueError(f"The background data (fit's X): {exc}") from exc
-        if len(background) == 0:
-            raise ValueError("The background data (fit's X) has no rows.")
+        background = self._validated_background(X)
         n_threads = effective_n_threads(self.n_jobs)
         self._background = Background(
             self.ensemble_, self._node_player, len(self.player_names_),
