@@ -7,7 +7,7 @@ prod_{j not in S} k_j(z_j, r_ij) + c``. For each reference point ``r_i`` and
 background row ``z`` that is a product game with ``a_j = k_j(x_j, r_ij)``
 and ``b_j = k_j(z_j, r_ij)``, weighted by ``alpha_i / n_background``: its
 values, interactions and indices are the product-game core's (``b`` is
-computed once per call for every reference point, and shared by the rows).
+computed once per block of reference points, and shared by the rows).
 A row costs O(references * background rows * players * points).
 """
 
@@ -39,17 +39,32 @@ def _reference_blocks(n_references: int, n_background: int):
         yield slice(begin, begin + step)
 
 
-def _games(component, x, background, references, players, n_players, n_threads):
-    """One row's games with the background: ``a`` and ``b`` of shape
-    (n_references * n_background, n_players), and their weights
-    (n_references * n_background, n_outputs)."""
-    a = _factors(component, x[None], references, players, n_players, n_threads)[0]
-    b = _factors(component, background, references, players, n_players, n_threads)
+def _background_games(component, background, references, players, n_players, n_threads):
+    """The factors ``b`` of the games of ``references`` with the background
+    rows, (n_references * n_background, n_players) (game ``(i, z)`` at ``i *
+    n_background + z``), and their weights (n_references * n_background,
+    n_outputs): the same for every explained row."""
     n_background = len(background)
-    a = np.repeat(a, n_background, axis=0)
-    b = b.transpose(1, 0, 2).reshape(-1, n_players)
+    b = _factors(component, background, references, players, n_players, n_threads)
+    b = np.ascontiguousarray(b.transpose(1, 0, 2).reshape(-1, n_players))
     weights = np.repeat(component.weights[references], n_background, axis=0)
-    return a, np.ascontiguousarray(b), weights / n_background
+    return b, np.ascontiguousarray(weights / n_background)
+
+
+def _row_games(game, X, background, players, n_players, n_threads):
+    """Each row's games with the background: ``(row, a, b, weights)``, the
+    row's factors ``a`` repeated for every background row; ``b`` and the
+    weights are made once per block of references."""
+    for component in game.components:
+        for references in _reference_blocks(len(component.reference), len(background)):
+            b, weights = _background_games(
+                component, background, references, players, n_players, n_threads
+            )
+            for row, x in enumerate(X):
+                a = _factors(
+                    component, x[None], references, players, n_players, n_threads
+                )[0]
+                yield row, np.repeat(a, len(background), axis=0), b, weights
 
 
 def values(
@@ -59,24 +74,19 @@ def values(
     (n_rows, n_outputs, n_players); return the most points any game used
     and a bound on the quadrature error of every value."""
     most_points, bound = 0, np.zeros(out.shape[:2])
-    for component in game.components:
-        for references in _reference_blocks(len(component.reference), len(background)):
-            for row, x in enumerate(X):
-                a, b, weights = _games(
-                    component, x, background, references, players, n_players,
-                    n_threads,
-                )  # fmt: skip
-                no_exponents = np.zeros(len(a), dtype=np.intc)
-                for o in range(weights.shape[1]):
-                    solved = solve_games(
-                        a - b, b, np.ascontiguousarray(weights[:, o]),
-                        no_exponents, points, reduce=True, n_threads=n_threads,
-                        with_bounds=True,
-                    )  # fmt: skip
-                    out[row, o] += solved.values
-                    most_points = max(most_points, int(solved.n_points.max()))
-                    # |v(S)| <= |w| for factors in (0, 1].
-                    bound[row, o] += solved.error_bounds @ np.abs(weights[:, o])
+    for row, a, b, weights in _row_games(
+        game, X, background, players, n_players, n_threads
+    ):
+        gap, no_exponents = a - b, np.zeros(len(a), dtype=np.intc)
+        for o in range(weights.shape[1]):
+            solved = solve_games(
+                gap, b, np.ascontiguousarray(weights[:, o]), no_exponents, points,
+                reduce=True, n_threads=n_threads, with_bounds=True,
+            )  # fmt: skip
+            out[row, o] += solved.values
+            most_points = max(most_points, int(solved.n_points.max()))
+            # |v(S)| <= |w| for factors in (0, 1].
+            bound[row, o] += solved.error_bounds @ np.abs(weights[:, o])
     return QuadratureUse(most_points, float(bound.max(initial=0.0)))
 
 
@@ -86,18 +96,13 @@ def interactions(
     """Add the rows' interventional interaction matrices, in shap's
     convention, to ``out`` (n_rows, n_outputs, n_players, n_players);
     return the quadrature used."""
-    for component in game.components:
-        for references in _reference_blocks(len(component.reference), len(background)):
-            for row, x in enumerate(X):
-                a, b, weights = _games(
-                    component, x, background, references, players, n_players,
-                    n_threads,
-                )  # fmt: skip
-                for o in range(weights.shape[1]):
-                    out[row, o] += _product_interactions(
-                        a, b, weights[:, o], n_quadrature_points=points,
-                        n_jobs=n_threads,
-                    )  # fmt: skip
+    for row, a, b, weights in _row_games(
+        game, X, background, players, n_players, n_threads
+    ):
+        for o in range(weights.shape[1]):
+            out[row, o] += _product_interactions(
+                a, b, weights[:, o], n_quadrature_points=points, n_jobs=n_threads
+            )
     if points == "auto":  # the exact rule, up to EXACT_AUTO_LIMIT points
         points = min(exact_n_points(n_players), EXACT_AUTO_LIMIT)
     return QuadratureUse(points, 0.0 if 2 * points >= n_players else None)
@@ -109,19 +114,14 @@ def indices(game, X, background, players, n_players, plan, out, n_threads):
     view = RuleView(plan)
     for component in game.components:
         for references in _reference_blocks(len(component.reference), len(background)):
-            b = _factors(
+            b, weights = _background_games(
                 component, background, references, players, n_players, n_threads
             )
-            n_background = len(background)
-            # Game (i, z): a of reference i for every z, b of background row z.
-            b = np.ascontiguousarray(b.transpose(1, 0, 2).reshape(-1, n_players))
-            weights = np.repeat(component.weights[references], n_background, axis=0)
-            weights = np.ascontiguousarray(weights / n_background)
             step = max(1, _GAMES_PER_BLOCK * 32 // (len(b) * max(n_players, 1)))
             for begin in range(0, len(X), step):
                 rows = slice(begin, begin + step)
                 a = _factors(
                     component, X[rows], references, players, n_players, n_threads
                 )
-                a = np.ascontiguousarray(np.repeat(a, n_background, axis=1))
+                a = np.ascontiguousarray(np.repeat(a, len(background), axis=1))
                 _indices_core.add_row_games(view, a, b, weights, out[rows], n_threads)
