@@ -121,6 +121,35 @@ cdef struct _Scratch:
     double *products_g              # (levels + 1, m)
 
 
+cdef inline double _split_terms(
+    const _Scratch *scratch, const double *change_left, const double *change_right,
+    const double *sums, Py_ssize_t o, Py_ssize_t width, Py_ssize_t m,
+) noexcept nogil:
+    """Output ``o``'s terms of a split's two edges, added point by point into
+    ``weighted`` (``change * H`` of each edge, see :func:`_add_split`); return
+    their sum over the points, the split's player's own term."""
+    cdef double *y = scratch.weighted + o * m
+    cdef double total = 0.0
+    cdef Py_ssize_t k
+    for k in range(m):
+        y[k] = (
+            change_left[k] * sums[o * m + k]
+            + change_right[k] * sums[width * m + o * m + k]
+        )
+        total += y[k]
+    return total
+
+
+cdef inline const double *_g_of(
+    const _Scratch *scratch, Py_ssize_t player, Py_ssize_t m
+) noexcept nogil:
+    """The player's g on the current path: its last edge's, or -1/(1 - t)
+    once the row has left one of its splits."""
+    if scratch.present[player] == 1.0:
+        return scratch.reciprocal[player] + m
+    return scratch.leave_g
+
+
 cdef inline void _add_split(
     const _Scratch *scratch,
     const double *change_left,
@@ -143,7 +172,6 @@ cdef inline void _add_split(
     sum over the points for the two edges.
     """
     cdef Py_ssize_t o, k, a, other
-    cdef Py_ssize_t wm = width * m
     cdef double total
     cdef double *y
     cdef double *matrix
@@ -151,14 +179,9 @@ cdef inline void _add_split(
     for o in range(width):
         y = scratch.weighted + o * m
         matrix = block + o * n_players * n_players
-        total = 0.0
-        for k in range(m):
-            y[k] = (
-                change_left[k] * sums[o * m + k]
-                + change_right[k] * sums[wm + o * m + k]
-            )
-            total += y[k]
-        matrix[player * n_players + player] += total
+        matrix[player * n_players + player] += _split_terms(
+            scratch, change_left, change_right, sums, o, width, m
+        )
         for a in range(above):
             other = scratch.above_player[a]
             if other != player:
@@ -203,10 +226,7 @@ cdef inline void _extend_coalitions(
     cdef const double *g
     for i in range(start, n_distinct):
         other = scratch.distinct[i]
-        if scratch.present[other] == 1.0:
-            g = scratch.reciprocal[other] + m
-        else:
-            g = scratch.leave_g
+        g = _g_of(scratch, other, m)
         for k in range(m):
             product[k] = product_g[k] * g[k]
         scratch.members[size] = other
@@ -241,7 +261,7 @@ cdef inline void _add_split_columns(
     players: ``Integral dg H prod_{t in T} g_t`` to the coalition of the
     split's player and each set ``T`` of distinct other players above it
     (their g: the sums of their edges' changes above the split)."""
-    cdef Py_ssize_t wm = width * m, o, k, a, other, j, i, low, high, column
+    cdef Py_ssize_t o, k, a, other, j, i, low, high, column
     cdef Py_ssize_t n_distinct = 0
     cdef double total
     cdef const double *g
@@ -256,25 +276,15 @@ cdef inline void _add_split_columns(
                 j -= 1
             scratch.distinct[j] = other
             n_distinct += 1
-    for o in range(width):
-        for k in range(m):
-            scratch.weighted[o * m + k] = (
-                change_left[k] * sums[o * m + k]
-                + change_right[k] * sums[wm + o * m + k]
-            )
     for o in range(width):  # the player alone
-        total = 0.0
-        for k in range(m):
-            total += scratch.weighted[o * m + k]
-        block[o * columns.n_columns + columns.offset[1] + player] += total
+        block[o * columns.n_columns + columns.offset[1] + player] += _split_terms(
+            scratch, change_left, change_right, sums, o, width, m
+        )
     if columns.order == 1:
         return
     for i in range(n_distinct):  # the pairs, in this loop of constant m
         other = scratch.distinct[i]
-        if scratch.present[other] == 1.0:
-            g = scratch.reciprocal[other] + m
-        else:
-            g = scratch.leave_g
+        g = _g_of(scratch, other, m)
         low, high = (other, player) if other < player else (player, other)
         column = columns.offset[2] + low + high * (high - 1) // 2
         for o in range(width):
