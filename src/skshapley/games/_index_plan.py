@@ -162,10 +162,12 @@ class IndexPlan:
     def n_columns(self) -> int:
         return len(self.coalitions)
 
+    @cached_property
     def kernel_arrays(self) -> dict[str, np.ndarray]:
-        """The IndexRule's arrays (``_index_games.pxd``), by field name: the
-        points where ``Q_S`` is evaluated (the nodes, then 0 and 1/2 where
-        some size weighs them) and each size's weights there."""
+        """The IndexRule's arrays (``_index_games.pxd``), by field name, made
+        once and read-only: the points where ``Q_S`` is evaluated (the nodes,
+        then 0 and 1/2 where some size weighs them) and each size's weights
+        there."""
         nodes, node_weights = rule_of(self.n_nodes)
         weights = np.stack(
             [
@@ -190,13 +192,16 @@ class IndexPlan:
             ],
             dtype=np.uint8,
         )
-        return {
+        arrays = {
             "points": np.ascontiguousarray(points),
             "weights": np.ascontiguousarray(weights[:, used]),
             "derivative": derivative,
             "binomial": binomial,
-            "offset": self.offset,
+            "offset": self.offset.copy(),
         }
+        for array in arrays.values():
+            array.flags.writeable = False
+        return arrays
 
     @cached_property
     def _lexicographic_columns(self) -> np.ndarray:

@@ -27,7 +27,7 @@ cdef class RuleView:
         cdef const unsigned char[::1] derivative
         cdef const Py_ssize_t[:, ::1] binomial
         cdef const Py_ssize_t[::1] offset
-        self.arrays = plan.kernel_arrays()
+        self.arrays = plan.kernel_arrays
         points = self.arrays["points"]
         weights = self.arrays["weights"]
         derivative = self.arrays["derivative"]
