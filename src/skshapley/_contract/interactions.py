@@ -136,19 +136,18 @@ default=None
                 "explain_interactions returns its values in memory; for a Dask "
                 "collection, explain its partitions (X.map_partitions) instead."
             )
-        if index is not None or order != 2 or (top_k, threshold) != (None, None):
-            self._check_fitted()
-            progress = progress_callback(progress)
-            return _explained_indices(
-                self, X, index, order, (top_k, threshold), output, progress
-            )
-        if not self.supports_interactions:
+        pairwise = (index, order, top_k, threshold) == (None, 2, None, None)
+        if pairwise and not self.supports_interactions:
             raise NotImplementedError(
                 f"{type(self).__name__} has no interaction values "
                 "(supports_interactions is False)."
             )
         self._check_fitted()
         progress = progress_callback(progress)
+        if not pairwise:
+            return _explained_indices(
+                self, X, index, order, (top_k, threshold), output, progress
+            )
         picked = slice(None)
         if output is not None:
             picked = [output_position(self.output_names_, output)]
