@@ -36,6 +36,7 @@ from skshapley import (
     ProductKernelExplainer,
     TreeExplainer,
 )
+from skshapley._contract.interactions import _COLUMN_BYTES as COLUMN_BYTES
 from skshapley.games import INDICES
 
 EFFICIENT = ("k-SII", "STII", "FSII")
@@ -308,16 +309,77 @@ def test_a_result_too_large_for_max_memory_says_how_many_coalitions():
     assert "smaller order" in str(error.value)
     top = explainer.explain_interactions(X, index="SII", order=4, top_k=3)
     assert len(top) == 3 * len(X)
-    # One row's coalitions beyond max_memory (24 players, order 5: 55,454
-    # coalitions): top_k would not help.
+    # One row's k-SII beyond max_memory (24 players, order 5: 55,455
+    # coalitions): it needs them all at once, and top_k would not help.
     wide = np.random.default_rng(0).normal(size=(100, 24))
     tree = DecisionTreeRegressor(max_depth=3).fit(wide, wide[:, 0])
     explainer = TreeExplainer(tree, max_memory="500KB").fit()
-    with pytest.raises(ValueError, match="55,454 coalitions") as error:
-        explainer.explain_interactions(wide[:1], index="SII", order=5, top_k=3)
+    with pytest.raises(ValueError, match="55,455 coalitions") as error:
+        explainer.explain_interactions(wide[:1], index="k-SII", order=5, top_k=3)
     assert "one row needs" in str(error.value)
     assert "smaller order" in str(error.value)
+    assert "index='SII'" in str(error.value)
     assert "top_k" not in str(error.value)
+
+
+def window_explainers():
+    """Explainers of every kind of index kernel on 12 players."""
+    X, y = diabetes(n_features=10, n=120)
+    X = X.assign(s7=X["s1"] * X["s2"], s8=X["bmi"] - X["bp"])
+    forest = RandomForestRegressor(n_estimators=4, max_depth=6, random_state=0)
+    forest.fit(X, y)
+    ridge = KernelRidge(kernel="rbf", gamma=0.2).fit(X.iloc[:40], y.iloc[:40])
+    return X, [
+        (TreeExplainer, forest, {}, None),
+        (TreeExplainer, forest, {"feature_perturbation": "interventional"}, X[:30]),
+        (ProductKernelExplainer, ridge, {}, None),
+        (
+            ProductKernelExplainer,
+            ridge,
+            {"feature_perturbation": "interventional"},
+            X[:5],
+        ),
+        (ExactExplainer, forest, {}, X[:2]),
+    ]
+
+
+@pytest.mark.parametrize("index", [i for i in INDICES if i != "k-SII"])
+def test_coalitions_beyond_one_rows_memory_come_in_windows(index):
+    # max_memory for a half, then a third, of one row's coalitions, besides
+    # what the explainer keeps per row (rows_per_chunk: twice a chunk's
+    # bytes): the first leaves room for one row's result, not the second.
+    X, explainers = window_explainers()
+    for cls, model, settings, background in explainers:
+        whole = cls(model, **settings).fit(background)
+        # (fitted with the default: a background's tables need more)
+        windowed = cls(model, **settings).fit(background)
+        for order in (4, 2):
+            expected = whole.explain_interactions(X[:3], index=index, order=order)
+            width = len(expected.columns)
+            windowed.set_params(
+                max_memory=2 * (windowed._row_bytes() + COLUMN_BYTES * (width // 2 + 1))
+            )
+            pd.testing.assert_frame_equal(
+                windowed.explain_interactions(X[:1], index=index, order=order),
+                expected[:1],
+                rtol=1e-12,
+                atol=1e-12,
+            )
+            windowed.set_params(
+                max_memory=2 * (windowed._row_bytes() + COLUMN_BYTES * (width // 3 + 1))
+            )
+            top = windowed.explain_interactions(
+                X[:3], index=index, order=order, top_k=9
+            )
+            largest = np.sort(np.abs(expected.to_numpy()), axis=1)[:, ::-1][:, :9]
+            np.testing.assert_allclose(
+                np.abs(top["value"].to_numpy().reshape(3, 9)), largest, atol=1e-12
+            )
+            for (row, _), (coalition, value) in zip(
+                top.index, top.to_numpy(), strict=True
+            ):
+                column = expected.columns.get_loc(coalition)
+                assert expected.iloc[row, column] == pytest.approx(value, abs=1e-12)
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,11 @@ from .outputs import output_position
 from .results import QuadratureUse, allocated_interactions, with_quadrature
 from .validation import check_count
 
+# Bytes a row's column takes per output while it is computed, kept and
+# ordered: the kernel's value, its ordered copy and, with top_k, the
+# windows' values, positions and sort order.
+_COLUMN_BYTES = 40
+
 
 class InteractionsMixin:
     """``explain_interactions``, and the hooks an explainer implements for it."""
@@ -247,23 +252,37 @@ def _explained_indices(
     )
     n_kept = 1 if kept else n_outputs
     n_samples, rows_index, rows_of = explainer._row_source(X)
-    _check_fits(explainer, plan, n_samples, n_outputs, n_kept, long)
-    # A chunk's rows keep the kernel's columns and their ordered copy.
-    row_bytes = explainer._row_bytes() + 16 * n_outputs * plan.n_columns
+    windows = _column_windows(explainer, plan, n_samples, n_outputs, n_kept, long)
+    width = max(window.n_columns for window in windows)
+    row_bytes = explainer._row_bytes() + _COLUMN_BYTES * n_outputs * width
     max_rows = rows_per_chunk(explainer.max_memory, row_bytes)
     values = np.zeros((0 if long else n_samples, n_kept, plan.n_columns))
     parts = []  # long: (row, output, rank, column, value) of each chunk
 
     def compute(rows: slice) -> None:
-        chunk = np.zeros((rows.stop - rows.start, n_outputs, plan.n_columns))
-        n_threads = explainer._n_threads(rows.stop - rows.start)
-        explainer._index_rows(rows_of(rows), plan, chunk, n_threads)
-        ordered = chunk[:, kept] if kept else chunk
+        n_rows = rows.stop - rows.start
+        n_threads = explainer._n_threads(n_rows)
+        chunk_rows = rows_of(rows)
+        largest = np.empty((n_rows, n_kept, 0), dtype=np.int64)
+        picked = np.empty((n_rows, n_kept, 0))
+        for window in windows:
+            chunk = np.zeros((n_rows, n_outputs, window.n_columns))
+            explainer._index_rows(chunk_rows, window, chunk, n_threads)
+            ordered = chunk[:, kept] if kept else chunk
+            positions = window.positions
+            if not long and window.is_window:
+                values[rows, :, positions] = ordered
+            elif not long:
+                values[rows] = ordered
+            else:  # the window's largest, with those of the windows before
+                positions = np.broadcast_to(positions, ordered.shape)
+                largest, picked = _largest(
+                    np.concatenate([picked, ordered], axis=2),
+                    np.concatenate([largest, positions], axis=2),
+                    top_k,
+                )
         if not long:
-            values[rows] = ordered
             return
-        largest = np.argsort(-np.abs(ordered), axis=2, kind="stable")[:, :, :top_k]
-        picked = np.take_along_axis(ordered, largest, axis=2)
         row, out, rank = np.nonzero(
             np.abs(picked) >= (threshold if threshold is not None else 0.0)
         )
@@ -318,21 +337,41 @@ def _checked_keep(top_k, threshold) -> tuple:
     return top_k, threshold
 
 
-def _check_fits(explainer, plan, n_samples, n_outputs, n_kept, long: bool) -> None:
-    """Refuse one row's work, or a result, that cannot fit in ``max_memory``
-    (a ``long`` table's size is not known before)."""
+def _largest(values: np.ndarray, positions: np.ndarray, top_k: int | None):
+    """The ``top_k`` largest ``|values|`` of each row and output (all for
+    None), largest first, and their positions: a stable sort, so that ties
+    keep the listed order."""
+    order = np.lexsort((positions, -np.abs(values)), axis=2)[:, :, :top_k]
+    return (
+        np.take_along_axis(positions, order, axis=2),
+        np.take_along_axis(values, order, axis=2),
+    )
+
+
+def _column_windows(
+    explainer, plan, n_samples: int, n_outputs: int, n_kept: int, long: bool
+) -> list:
+    """The plan, or windows of its columns when one row's do not fit in
+    ``max_memory``; refuse a result that cannot fit (a ``long`` table's
+    size is not known before), and k-SII beyond one row's memory."""
     budget = parse_memory(explainer.max_memory)
-    row_work = 2 * 16 * n_outputs * plan.n_columns
+    # As rows_per_chunk counts: twice a row's bytes, here a window's columns
+    # besides the explainer's own.
+    width = (budget // 2 - explainer._row_bytes()) // (_COLUMN_BYTES * n_outputs)
+    row_work = 2 * (explainer._row_bytes() + _COLUMN_BYTES * n_outputs * plan.n_columns)
     result = 0 if long else 2 * 8 * n_samples * n_kept * plan.n_columns
     what = (
         f"{plan.index} of order {plan.order} on {len(explainer.player_names_)} "
         f"players has {plan.n_columns:,} coalitions per row and output"
     )
     allowed = f"max_memory={explainer.max_memory!r} ({budget:,} bytes)"
-    if row_work > budget:
+    if row_work > budget and plan.index == "k-SII":
         raise ValueError(
             f"{what}: one row needs {row_work:,} bytes, more than {allowed} "
-            "allows. Ask for a smaller order or raise max_memory."
+            "allows, and k-SII combines each coalition's SII with its "
+            "supersets', so a row's coalitions are computed at once. Ask for "
+            "a smaller order, raise max_memory, or use index='SII' (computed "
+            "in windows of coalitions)."
         )
     if result > budget:
         raise ValueError(
@@ -340,6 +379,13 @@ def _check_fits(explainer, plan, n_samples, n_outputs, n_kept, long: bool) -> No
             "allows. Pass top_k or threshold to keep each row's largest "
             "values, explain fewer rows at a time, or ask for a smaller order."
         )
+    if row_work <= budget:
+        return [plan]
+    width = max(1, width)  # (else rows_per_chunk says how much a row needs)
+    return [
+        plan.window(first, min(first + width, plan.n_columns))
+        for first in range(0, plan.n_columns, width)
+    ]
 
 
 def _largest_frame(parts, rows_index, plan, explainer, outputs) -> pd.DataFrame:
@@ -351,12 +397,14 @@ def _largest_frame(parts, rows_index, plan, explainer, outputs) -> pd.DataFrame:
         if parts
         else (np.empty(0, np.intp),) * 5
     )
-    labels = coalition_labels(plan.coalitions, tuple(explainer.player_names_))
+    labels = coalition_labels(
+        tuple(plan.coalitions_at(column)), tuple(explainer.player_names_)
+    )
     arrays = [rows_index.take(row), pd.Index(outputs).take(out), rank]
     names = [rows_index.name or "row", "output", "rank"]
     if len(outputs) == 1:
         del arrays[1], names[1]
     return pd.DataFrame(
-        {"coalition": labels.to_numpy()[column], "value": value.astype(float)},
+        {"coalition": labels.to_numpy(), "value": value.astype(float)},
         index=pd.MultiIndex.from_arrays(arrays, names=names),
     )

@@ -171,9 +171,11 @@ class ExactExplainer(AgnosticExplainer):
         for row, label in enumerate(X.frame.index):
             table = self._coalition_table(hybrids, row, label)
             for o in range(table.shape[1]):
-                out[row, o] = interaction_indices(
-                    table[:, o], plan.n_players, index=plan.index, order=plan.order
-                ).values
+                out[row, o] = plan.from_listed(
+                    interaction_indices(
+                        table[:, o], plan.n_players, index=plan.index, order=plan.order
+                    ).values
+                )
 
     def _index_game_players(self) -> int:
         """The one game of a row has every player."""

@@ -18,7 +18,9 @@
 # level keeps the product of the factors of the players skipped so far, and
 # a suffix product gives the rest: O(points) per coalition, no division.
 # Column: offset[|S|] plus the colexicographic rank sum_i C(s_i, i + 1) of
-# the coalition's global players s_0 < s_1 < ...
+# the coalition's global players s_0 < s_1 < ..., less first_column: a
+# rule may be a window of n_columns columns (games/_index_plan.py,
+# ColumnWindow), and coalitions outside it are not recorded.
 
 from libc.stdlib cimport calloc, free
 
@@ -32,7 +34,8 @@ cdef struct IndexRule:
     Py_ssize_t min_size             # 0 if the empty coalition has a column
     const Py_ssize_t *binomial      # (n_players, order + 1): C(p, i)
     const Py_ssize_t *offset        # (order + 1,): each size's first column
-    Py_ssize_t n_columns
+    Py_ssize_t first_column         # the window's first column
+    Py_ssize_t n_columns            # and its columns
     Py_ssize_t n_players
 
 
@@ -42,6 +45,14 @@ cdef struct GameScratch:
     double *running                 # (order + 1, points)
     unsigned char *inside           # (max_players,): in the coalition
     double *series                  # (order + 1,): FBII's Taylor terms
+
+
+cdef inline Py_ssize_t window_column(
+    const IndexRule *rule, Py_ssize_t column
+) noexcept nogil:
+    """The column's place in the rule's window, or -1 outside it."""
+    column -= rule.first_column
+    return column if 0 <= column < rule.n_columns else -1
 
 
 cdef inline double _banzhaf_derivative(
@@ -81,6 +92,9 @@ cdef inline void _record(
     cdef Py_ssize_t points = rule.n_points, p, o
     cdef const double *w = rule.weights + size * points
     cdef double value = 0.0
+    column = window_column(rule, column)
+    if column < 0:
+        return
     for p in range(points):
         value += w[p] * before[p] * after[p]
     if rule.derivative[size]:

@@ -149,6 +149,14 @@ class IndexPlan:
     def coalitions(self) -> tuple[tuple[int, ...], ...]:
         return coalitions_up_to(self.n_players, self.order, self.index)
 
+    first_column = 0
+    is_window = False
+
+    @property
+    def has_empty(self) -> bool:
+        """Whether the empty coalition's column is here (column 0)."""
+        return self.sizes.start == 0
+
     @cached_property
     def offset(self) -> np.ndarray:
         """Each size's first column (0 for sizes not listed)."""
@@ -160,7 +168,7 @@ class IndexPlan:
 
     @cached_property
     def n_columns(self) -> int:
-        return len(self.coalitions)
+        return sum(math.comb(self.n_players, s) for s in self.sizes)
 
     @cached_property
     def kernel_arrays(self) -> dict[str, np.ndarray]:
@@ -241,6 +249,35 @@ class IndexPlan:
         and k-SII from SII."""
         return self.k_additive(values[..., self._lexicographic_columns])
 
+    @cached_property
+    def positions(self) -> np.ndarray:
+        """Each finished column's position in the listed order: its own."""
+        return np.arange(self.n_columns, dtype=np.int64)
+
+    def from_listed(self, values: np.ndarray) -> np.ndarray:
+        """Values in the listed order, as :meth:`finish` gives them."""
+        return values
+
+    def window(self, first: int, stop: int) -> "ColumnWindow":
+        """The colexicographic columns ``first`` to ``stop`` of the plan."""
+        return ColumnWindow(self, first, stop)
+
+    def coalitions_at(self, positions: np.ndarray) -> list[tuple[int, ...]]:
+        """The coalitions at these positions of the listed order."""
+        positions = np.asarray(positions, dtype=np.int64)
+        found: list = [None] * len(positions)
+        for s in self.sizes:
+            here = np.flatnonzero(
+                (positions >= self.offset[s])
+                & (positions < self.offset[s] + math.comb(self.n_players, s))
+            )
+            combos = lexicographic_unrank(
+                positions[here] - self.offset[s], s, self.n_players
+            )
+            for place, combo in zip(here, combos.tolist(), strict=True):
+                found[place] = tuple(combo)
+        return found
+
     def k_additive(self, values: np.ndarray) -> np.ndarray:
         """k-SII from SII (columns in the listed order); other indices as
         they are."""
@@ -248,6 +285,93 @@ class IndexPlan:
             return values
         flat = values.reshape(-1, values.shape[-1])
         return np.asarray(flat @ self._k_additive).reshape(values.shape)
+
+
+@dataclass(frozen=True)
+class ColumnWindow:
+    """The colexicographic columns ``first`` to ``stop`` of a plan: what a
+    row's kernels compute when all its columns would not fit in memory.
+    The kernels see its ``n_columns`` and ``first_column``; :meth:`finish`
+    keeps the window's order, and ``positions`` says where each column
+    goes in the listed order. k-SII, which combines every coalition's SII
+    with its supersets', has no windows."""
+
+    plan: IndexPlan
+    first: int
+    stop: int
+    is_window = True
+
+    def __post_init__(self):
+        if self.plan.index == "k-SII":
+            raise ValueError("k-SII needs all of a row's columns at once.")
+
+    def __getattr__(self, name: str):
+        if name in ("index", "order", "n_players", "sizes", "offset", "kernel_arrays"):
+            return getattr(self.plan, name)
+        raise AttributeError(name)
+
+    @property
+    def n_columns(self) -> int:
+        return self.stop - self.first
+
+    @property
+    def first_column(self) -> int:
+        return self.first
+
+    @property
+    def has_empty(self) -> bool:
+        return self.first == 0 and self.plan.has_empty
+
+    @property
+    def positions(self) -> np.ndarray:
+        """Each column's position in the plan's listed order (made at each
+        call: all windows' positions would take a row's memory)."""
+        colex = np.arange(self.first, self.stop, dtype=np.int64)
+        positions = np.empty(len(colex), dtype=np.int64)
+        for s in self.plan.sizes:
+            begin = self.plan.offset[s]
+            here = (colex >= begin) & (colex < begin + math.comb(self.n_players, s))
+            combos = colexicographic_unrank(colex[here] - begin, s, self.n_players)
+            positions[here] = begin + lexicographic_rank(combos, self.n_players)
+        return positions
+
+    def finish(self, values: np.ndarray) -> np.ndarray:
+        """The window's columns, in its own (colexicographic) order."""
+        return values
+
+    def from_listed(self, values: np.ndarray) -> np.ndarray:
+        """The window's columns of values in the listed order."""
+        return values[..., self.positions]
+
+
+def colexicographic_unrank(rank: np.ndarray, size: int, n_players: int) -> np.ndarray:
+    """The coalitions of ``size`` players with these colexicographic ranks
+    (the inverse of :func:`colexicographic_rank`): (count, size)."""
+    rank = np.array(rank, dtype=np.int64)
+    combos = np.empty((len(rank), size), dtype=np.intp)
+    for i in range(size, 0, -1):
+        # The largest p with C(p, i) <= rank (C(p, i) grows with p >= i - 1).
+        binomial = np.array([math.comb(p, i) for p in range(n_players)], np.int64)
+        combos[:, i - 1] = np.searchsorted(binomial, rank, side="right") - 1
+        rank -= binomial[combos[:, i - 1]]
+    return combos
+
+
+def lexicographic_unrank(rank: np.ndarray, size: int, n_players: int) -> np.ndarray:
+    """The coalitions of ``size`` players with these lexicographic ranks
+    (the inverse of :func:`lexicographic_rank`): (count, size)."""
+    rank = np.array(rank, dtype=np.int64)
+    combos = np.empty((len(rank), size), dtype=np.intp)
+    previous = np.full(len(rank), -1)
+    for i in range(size):
+        after = size - 1 - i
+        counts = [math.comb(n_players - 1 - v, after) for v in range(n_players)]
+        before = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        start = before[previous + 1]
+        combos[:, i] = np.searchsorted(before, rank + start, side="right") - 1
+        rank -= before[combos[:, i]] - start
+        previous = combos[:, i]
+    return combos
 
 
 @functools.lru_cache(maxsize=16)

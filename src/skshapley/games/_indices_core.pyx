@@ -19,7 +19,8 @@ import numpy as np
 
 
 cdef class RuleView:
-    """An ``IndexPlan``'s kernel arrays, kept alive, and their IndexRule."""
+    """An ``IndexPlan``'s (or ``ColumnWindow``'s) kernel arrays, kept alive,
+    and their IndexRule."""
 
     def __init__(self, plan):
         cdef const double[::1] points
@@ -41,6 +42,7 @@ cdef class RuleView:
         self.rule.min_size = plan.sizes.start
         self.rule.binomial = &binomial[0, 0]
         self.rule.offset = &offset[0]
+        self.rule.first_column = plan.first_column
         self.rule.n_columns = plan.n_columns
         self.rule.n_players = plan.n_players
 

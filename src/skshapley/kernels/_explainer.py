@@ -347,7 +347,7 @@ class ProductKernelExplainer(BaseExplainer):
             )  # fmt: skip
         else:
             _kernel_indices(self, X, plan, by_colex, n_threads)
-        if plan.sizes.start == 0:
+        if plan.has_empty:
             by_colex[:, :, 0] += self.game_.intercept
         out[:] = plan.finish(by_colex)
 

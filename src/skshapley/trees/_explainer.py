@@ -296,7 +296,7 @@ class TreeExplainer(BaseExplainer):
             self._background.indices(X, row_nodes, plan, by_colex, n_threads)
         else:
             self._path_dependent.indices(X, plan, by_colex, n_threads)
-        if plan.sizes.start == 0:  # the constant is the empty coalition's
+        if plan.has_empty:  # the constant is the empty coalition's
             by_colex[:, :, 0] += self.ensemble_.base_offset
         out[:] = plan.finish(by_colex)
 

@@ -39,7 +39,7 @@ from cython.parallel cimport parallel, prange
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
-from ..games._index_games cimport IndexRule
+from ..games._index_games cimport IndexRule, window_column
 from ..games._indices_core cimport RuleView
 from ..games._rules cimport Rule, Rules, rule_of, rules_view
 from ._chunks cimport MAX_PARTIAL_VALUES, add_chunk_sums, item_values, lanes_add
@@ -230,10 +230,12 @@ cdef inline void _extend_coalitions(
         for k in range(m):
             product[k] = product_g[k] * g[k]
         scratch.members[size] = other
-        column = columns.offset[size + 2] + _colex_rank(
-            columns, scratch.members, size + 1, player
+        column = window_column(
+            columns,
+            columns.offset[size + 2]
+            + _colex_rank(columns, scratch.members, size + 1, player),
         )
-        for o in range(width):
+        for o in range(width if column >= 0 else 0):
             total = 0.0
             for k in range(m):
                 total += scratch.weighted[o * m + k] * product[k]
@@ -276,18 +278,19 @@ cdef inline void _add_split_columns(
                 j -= 1
             scratch.distinct[j] = other
             n_distinct += 1
-    for o in range(width):  # the player alone
-        block[o * columns.n_columns + columns.offset[1] + player] += _split_terms(
-            scratch, change_left, change_right, sums, o, width, m
-        )
+    column = window_column(columns, columns.offset[1] + player)
+    for o in range(width):  # the player alone (its terms are needed anyway)
+        total = _split_terms(scratch, change_left, change_right, sums, o, width, m)
+        if column >= 0:
+            block[o * columns.n_columns + column] += total
     if columns.order == 1:
         return
     for i in range(n_distinct):  # the pairs, in this loop of constant m
         other = scratch.distinct[i]
         g = _g_of(scratch, other, m)
         low, high = (other, player) if other < player else (player, other)
-        column = columns.offset[2] + low + high * (high - 1) // 2
-        for o in range(width):
+        column = window_column(columns, columns.offset[2] + low + high * (high - 1) // 2)
+        for o in range(width if column >= 0 else 0):
             total = 0.0
             for k in range(m):
                 total += scratch.weighted[o * m + k] * g[k]

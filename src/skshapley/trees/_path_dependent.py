@@ -30,6 +30,10 @@ _NS_PER_NODE_POINT = 3.5
 # MAX_SCRATCH_BYTES_PER_THREAD (deep trees, many points or outputs).
 _BLOCK_ROWS = 32
 
+# The pairwise walk's matrices for indices of order 2 are made for blocks of
+# rows of at most this size.
+_MATRIX_BLOCK_BYTES = 2**24
+
 
 class PathDependent:
     """The path-dependent value function of a parsed tree ensemble.
@@ -134,24 +138,56 @@ class PathDependent:
         if plan.index in ("SII", "k-SII", "BII"):
             # Integrals at the tree's exact nodes (BII: the value at 1/2),
             # where every factor with A = 1 is at least t: the pairwise
-            # walk, its sums at each split multiplied by the g of every set
-            # of distinct players above; for k-SII the empty coalition's
-            # v(∅) (less the constant, which the caller adds).
+            # walk; beyond pairs, its sums at each split multiplied by the g
+            # of every set of distinct players above. For k-SII the empty
+            # coalition's v(∅) (less the constant, which the caller adds).
             if plan.index == "BII":
                 rules = Rules.midpoint(self.ensemble.n_trees)
             else:
                 rules = self.rules if self.exact else Rules.stack(self.exact_points)
-            _interactions_core.path_dependent_interactions(
-                self.ensemble, self.forest().row_nodes(), rules, self.max_depth,
-                self.interaction_chunk_start, X, out, n_threads, RuleView(plan),
-            )  # fmt: skip
-            if plan.index == "k-SII":
+            if plan.order <= 2 and not plan.is_window:
+                self._pairs_to_columns(X, rules, plan, out, n_threads)
+            else:
+                _interactions_core.path_dependent_interactions(
+                    self.ensemble, self.forest().row_nodes(), rules, self.max_depth,
+                    self.interaction_chunk_start, X, out, n_threads, RuleView(plan),
+                )  # fmt: skip
+            if plan.index == "k-SII":  # (never a window)
                 out[:, :, 0] += self.expected_value() - self.ensemble.base_offset
             return
         _index_core.path_dependent_indices(
             self.ensemble, self.forest().row_nodes(), RuleView(plan),
             plan.n_players, self.max_depth, X, out, n_threads,
         )  # fmt: skip
+
+    def _pairs_to_columns(self, X, rules, plan, out, n_threads: int) -> None:
+        """Coalitions of one player (the walk of values) and of two (the
+        pairwise walk's matrices, which skip the coalitions' bookkeeping, a
+        block of rows at a time, at most _MATRIX_BLOCK_BYTES)."""
+        n_players = plan.n_players
+        singles = plan.offset[1] + np.arange(n_players)
+        if plan.order == 1:
+            values = np.zeros((len(X), out.shape[1], n_players))
+            block_rows, _ = _block_rows(
+                self.ensemble, n_players, self.max_depth, int(rules.n_points.max()),
+                len(self.chunk_start) > 2,
+            )  # fmt: skip
+            forest = self.forest()
+            forest.shapley(X, rules, self.max_depth, values, n_threads, block_rows)
+            out[:, :, singles] += values
+            return
+        low, high = np.triu_indices(n_players, 1)
+        pairs = plan.offset[2] + low + high * (high - 1) // 2
+        block = max(1, _MATRIX_BLOCK_BYTES // (8 * out.shape[1] * n_players**2))
+        for start in range(0, len(X), block):
+            rows = slice(start, start + block)
+            matrices = np.zeros((len(X[rows]), out.shape[1], n_players, n_players))
+            _interactions_core.path_dependent_interactions(
+                self.ensemble, self.forest().row_nodes(), rules, self.max_depth,
+                self.interaction_chunk_start, X[rows], matrices, n_threads,
+            )  # fmt: skip
+            out[rows, :, singles] += np.einsum("...jj->...j", matrices)
+            out[rows, :, pairs] += matrices[:, :, low, high]
 
     def expected_value(self) -> np.ndarray:
         """v(∅), per output: each tree's leaves weighted by training cover."""
