@@ -65,7 +65,8 @@ def hybrid_table(model, x, background, players):
 
 def test_values_interactions_and_base_equal_brute_force():
     all_models, X = models()
-    background, rows = X[:9], X[30:33]
+    # Repeated rows (kept once, weighted by their count) among distinct ones.
+    background, rows = X[[0, 1, 1, 2, 3, 3, 3, 4, 5, 0, 6]], X[30:33]
     players = [[j] for j in range(X.shape[1])]
     for model in all_models:
         explainer = ProductKernelExplainer(
@@ -94,7 +95,7 @@ def test_values_interactions_and_base_equal_brute_force():
 
 def test_indices_equal_their_definitions():
     all_models, X = models()
-    background, rows = X[:6], X[40:42]
+    background, rows = X[[0, 1, 1, 2, 2, 2, 3, 4, 5]], X[40:42]
     players = [[j] for j in range(4)]
     for model in all_models[:2]:
         explainer = ProductKernelExplainer(

@@ -232,9 +232,10 @@ class ProductKernelExplainer(BaseExplainer):
         return self
 
     def _fit_background(self, X) -> None:
-        """Keep the background's rows; the base value is their mean output."""
+        """Keep the background's distinct rows, weighted by their counts; the
+        base value is the rows' mean output."""
         background = self._validated_background(X)
-        self._background_rows = np.ascontiguousarray(background)
+        self._background_rows = interventional.distinct_background(background)
         self.n_background_ = len(background)
         self.expected_value_ = self._per_output(self._raw_rows(background).mean(axis=0))
 

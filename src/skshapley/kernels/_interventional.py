@@ -8,8 +8,12 @@ background row ``z`` that is a product game with ``a_j = k_j(x_j, r_ij)``
 and ``b_j = k_j(z_j, r_ij)``, weighted by ``alpha_i / n_background``: its
 values, interactions and indices are the product-game core's (``b`` is
 computed once per block of reference points, and shared by the rows).
-A row costs O(references * background rows * players * points).
+Repeated background rows make the same games: they are kept once, weighted
+by their count (:func:`distinct_background`). A row costs O(references *
+distinct background rows * players * points).
 """
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -23,6 +27,19 @@ from ..games._quadrature import EXACT_AUTO_LIMIT, exact_n_points
 # Games of one row solved at a time (references x background rows): bounds
 # the (games, players) factors to a few tens of MB.
 _GAMES_PER_BLOCK = 2**16
+
+
+class Background(NamedTuple):
+    """The distinct background rows and each one's share of the rows."""
+
+    rows: np.ndarray
+    shares: np.ndarray
+
+
+def distinct_background(background: np.ndarray) -> Background:
+    """The background's distinct rows (sorted), weighted by their counts."""
+    rows, counts = np.unique(background, axis=0, return_counts=True)
+    return Background(np.ascontiguousarray(rows), counts / len(background))
 
 
 def _factors(component, X, references, players, n_players, n_threads):
@@ -44,11 +61,12 @@ def _background_games(component, background, references, players, n_players, n_t
     rows, (n_references * n_background, n_players) (game ``(i, z)`` at ``i *
     n_background + z``), and their weights (n_references * n_background,
     n_outputs): the same for every explained row."""
-    n_background = len(background)
-    b = _factors(component, background, references, players, n_players, n_threads)
+    rows, shares = background
+    b = _factors(component, rows, references, players, n_players, n_threads)
     b = np.ascontiguousarray(b.transpose(1, 0, 2).reshape(-1, n_players))
-    weights = np.repeat(component.weights[references], n_background, axis=0)
-    return b, np.ascontiguousarray(weights / n_background)
+    weights = np.repeat(component.weights[references], len(rows), axis=0)
+    weights *= np.tile(shares, len(weights) // len(rows))[:, None]
+    return b, np.ascontiguousarray(weights)
 
 
 def _row_games(game, X, background, players, n_players, n_threads):
@@ -56,7 +74,9 @@ def _row_games(game, X, background, players, n_players, n_threads):
     row's factors ``a`` repeated for every background row; ``b`` and the
     weights are made once per block of references."""
     for component in game.components:
-        for references in _reference_blocks(len(component.reference), len(background)):
+        for references in _reference_blocks(
+            len(component.reference), len(background.rows)
+        ):
             b, weights = _background_games(
                 component, background, references, players, n_players, n_threads
             )
@@ -64,7 +84,7 @@ def _row_games(game, X, background, players, n_players, n_threads):
                 a = _factors(
                     component, x[None], references, players, n_players, n_threads
                 )[0]
-                yield row, np.repeat(a, len(background), axis=0), b, weights
+                yield row, np.repeat(a, len(background.rows), axis=0), b, weights
 
 
 def values(
@@ -113,7 +133,9 @@ def indices(game, X, background, players, n_players, plan, out, n_threads):
     ``out`` (n_rows, n_outputs, plan.n_columns), by colexicographic column."""
     view = RuleView(plan)
     for component in game.components:
-        for references in _reference_blocks(len(component.reference), len(background)):
+        for references in _reference_blocks(
+            len(component.reference), len(background.rows)
+        ):
             b, weights = _background_games(
                 component, background, references, players, n_players, n_threads
             )
@@ -123,5 +145,5 @@ def indices(game, X, background, players, n_players, plan, out, n_threads):
                 a = _factors(
                     component, X[rows], references, players, n_players, n_threads
                 )
-                a = np.ascontiguousarray(np.repeat(a, len(background), axis=1))
+                a = np.ascontiguousarray(np.repeat(a, len(background.rows), axis=1))
                 _indices_core.add_row_games(view, a, b, weights, out[rows], n_threads)
