@@ -36,6 +36,8 @@ autodoc_typehints = "none"
 # members of AxiomReport in its own table.
 numpydoc_show_class_members = False
 numpydoc_validation_checks = set()
+# A class page's table of contents names its methods without the class.
+toc_object_entries_show_parents = "hide"
 
 sphinx_gallery_conf = {
     "examples_dirs": "../examples",
@@ -57,7 +59,47 @@ sphinx_gallery_conf = {
     "reference_url": {"skshapley": None},
     "backreferences_dir": "generated/backreferences",
     "download_all_examples": False,
+    # An example picks its thumbnail with a "# sphinx_gallery_thumbnail_number"
+    # comment; the rendered code leaves such comments out.
+    "remove_config_comments": True,
 }
 
-html_theme = "alabaster"
+# The PyData theme (scikit-learn's, pandas', NumPy's): the top-level toctree
+# of index.rst is the navigation bar, each section's pages are the left
+# sidebar, and a page's headings the right one. Its styles, scripts and icons
+# ship with the theme: nothing is fetched, at build time or when reading.
+html_theme = "pydata_sphinx_theme"
 html_title = f"skshapley {release}"
+html_static_path = ["_static"]
+html_css_files = ["skshapley.css"]
+# The pages' reST sources are not published beside them.
+html_show_sourcelink = False
+
+# The version switcher, off until versions are published: set this to
+#   {"json_url": "https://<docs site>/versions.json", "version_match": version}
+# (a JSON list of {"version": ..., "url": ...}) and the navigation bar shows
+# it. check_switcher stays False so that the build never reads that URL.
+version_switcher = None
+
+html_theme_options = {
+    "navbar_align": "left",
+    "navbar_end": [
+        *(["version-switcher"] if version_switcher else []),
+        "theme-switcher",
+        "navbar-icon-links",
+    ],
+    **({"switcher": version_switcher} if version_switcher else {}),
+    "check_switcher": False,
+    "icon_links": [
+        {
+            "name": "Source on GitHub",
+            "url": "https://github.com/skshapley/skshapley",
+            "icon": "fa-brands fa-github",
+        },
+    ],
+    "show_toc_level": 2,
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version", "theme-version"],
+}
+# The front page has no section of its own to navigate: no left sidebar.
+html_sidebars = {"index": []}

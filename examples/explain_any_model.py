@@ -37,7 +37,7 @@ print(X[["radius", "perimeter", "area"]].corr().round(3).to_string())
 model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X, y)
 background = X.sample(100, random_state=0)
 explainer = ExactExplainer(model).fit(background)
-base = explainer.expected_value_[1]
+base = explainer.expected_value_
 print(explainer.describe())
 
 # %%
@@ -156,7 +156,7 @@ sampler.fit(X_all.sample(100, random_state=0))
 phi_30, std_30 = sampler.explain(X_all.iloc[[0, 3]], output=1, return_std=True)
 estimates = pd.DataFrame({"value": phi_30.iloc[1], "standard error": std_30.iloc[1]})
 print(estimates.reindex(phi_30.iloc[1].abs().nlargest(8).index).round(4).to_string())
-total = phi_30.sum(axis=1) + sampler.expected_value_[1]
+total = phi_30.sum(axis=1) + sampler.expected_value_
 residual = (total - model_30.predict_proba(X_all.iloc[[0, 3]])[:, 1]).abs().max()
 print(f"efficiency residual: {residual:.1e}")
 assert residual < 1e-12

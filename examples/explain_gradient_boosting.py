@@ -11,8 +11,6 @@ with the base value, to the model's raw output, and read them with
 prediction and a dependence plot.
 """
 
-# sphinx_gallery_thumbnail_number = 2
-
 # %%
 # Fit the model. Boosted classifiers are explained on their raw output, the
 # log-odds of the positive class: probabilities are not a sum of trees.
@@ -34,6 +32,8 @@ X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
 model = HistGradientBoostingClassifier(max_iter=100, random_state=0)
 model.fit(X_train, y_train)
 print(f"test accuracy: {model.score(X_test, y_test):.3f}")
+
+# sphinx_gallery_thumbnail_number = 2
 
 # %%
 # Explain the test rows. The result is a DataFrame: one row per sample (the

@@ -11,7 +11,9 @@
 #       otherwise a Debian 13 root made with debootstrap), a virtual
 #       environment holding the newest release of each dependency and the
 #       project's [test] and [bench] extras, and the project installed from
-#       this checkout
+#       this checkout; in a Debian root also Chromium, in which the tests
+#       check the HTML report's layout (beside the machine's Python 3.13,
+#       the machine's own Chromium is used)
 #   tools/newest-python.sh install      # reinstall the project after a change
 #   tools/newest-python.sh run CMD...   # e.g. run python -m pytest -q
 #   tools/newest-python.sh versions     # what the environment holds
@@ -21,7 +23,8 @@
 # and bind mounts). In the Debian root the checkout's parent folder is
 # bind-mounted at the same path, so paths are the same inside and out.
 # Environment: SKSHAPLEY_NEWEST_ROOT (default /opt/skshapley-newest),
-# SKSHAPLEY_NEWEST_CHROOT=1 (use a Debian root even beside a Python 3.13).
+# SKSHAPLEY_NEWEST_CHROOT=1 (use a Debian root even beside a Python 3.13);
+# CI, HYPOTHESIS_PROFILE and SKSHAPLEY_REQUIRE_BROWSER reach the commands run.
 set -euo pipefail
 
 checkout=$(cd "$(dirname "$0")/.." && pwd)
@@ -79,6 +82,7 @@ in_env() {  # a command in the environment's venv, from the checkout, clean env
     PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 \
     PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
     ${CI:+CI="$CI"} ${HYPOTHESIS_PROFILE:+HYPOTHESIS_PROFILE="$HYPOTHESIS_PROFILE"} \
+    ${SKSHAPLEY_REQUIRE_BROWSER:+SKSHAPLEY_REQUIRE_BROWSER="$SKSHAPLEY_REQUIRE_BROWSER"} \
     "${enter[@]}" /bin/bash -c 'cd "$1" && shift && exec "$@"' _ "$checkout" "$@"
 }
 
@@ -95,6 +99,14 @@ make_root() {  # a minimal Debian 13 with Python 3.13, compilers and Java
   debootstrap --variant=minbase \
     --include=python3.13,python3.13-venv,python3.13-dev,gcc,g++,ca-certificates,default-jre-headless \
     trixie "$root" "$mirror"
+}
+
+browser_in_root() {  # Chromium and the report's fonts in the Debian root
+  [ -n "$chroot_dir" ] && [ ! -x "$root/usr/bin/chromium" ] || return 0
+  env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+    "$(command -v chroot || echo /usr/sbin/chroot)" "$root" /bin/sh -c \
+    'apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+       chromium fonts-liberation >/dev/null'
 }
 
 install_project() {
@@ -114,6 +126,7 @@ case "${1:-}" in
   setup)
     make_root
     prepare_root
+    browser_in_root
     if [ ! -f "$venv_on_host/pyvenv.cfg" ]; then
       mkdir -p "$(dirname "$venv_on_host")"
       in_env /usr/bin/python3.13 -m venv "$venv"
@@ -126,5 +139,5 @@ case "${1:-}" in
   versions) prepare_root && versions ;;
   run) shift && prepare_root && in_env "$@" ;;
   ready) [ -f "$venv_on_host/pyvenv.cfg" ] ;;
-  *) sed -n '2,23p' "$0" && exit 2 ;;
+  *) sed -n '2,27p' "$0" && exit 2 ;;
 esac

@@ -6,7 +6,9 @@ string labels, a kernel pipeline, a grouped model with a 50-character
 feature name and a 10,000-row model, each with its target (the quality
 section), chosen rows (``show_rows``) and the attributions download, into
 one folder; then it screenshots each report with headless Chromium at every
-width asked for, and prints the paths of the PNG files. Look at them: text
+width asked for, and prints the paths of the PNG files. It also measures
+each report's layout at those widths (see :func:`layout_problems`), prints
+what is wrong and then exits with status 1. Look at the screenshots: text
 outside a figure or overlapping, figures scaled beyond the page's text,
 numbers such as ``5.551e-17``, sections missing or out of order.
 
@@ -20,6 +22,9 @@ Run from the repository's root, with skshapley and matplotlib installed::
 """
 
 import argparse
+import html
+import json
+import re
 import shutil
 import subprocess
 import sys
@@ -145,21 +150,21 @@ CASES = {
 }
 
 
-def render(folder: Path) -> list[Path]:
-    """Write every case's report into ``folder``; their paths."""
+def render_case(name: str, folder: Path) -> Path:
+    """Write the report of the case ``name`` (of :data:`CASES`) into ``folder``."""
     from skshapley import report
 
-    paths = []
-    for name, case in CASES.items():
-        explainer, X, y = case()
-        title = f"{name}: {type(explainer.model).__name__}"
-        path = folder / f"{name}.html"
-        report(
-            explainer, X, path, y=y, title=title, show_rows=SHOWN[name], download=True
-        )
-        print(f"wrote {path}", file=sys.stderr)
-        paths.append(path)
-    return paths
+    explainer, X, y = CASES[name]()
+    title = f"{name}: {type(explainer.model).__name__}"
+    path = folder / f"{name}.html"
+    report(explainer, X, path, y=y, title=title, show_rows=SHOWN[name], download=True)
+    print(f"wrote {path}", file=sys.stderr)
+    return path
+
+
+def render(folder: Path) -> list[Path]:
+    """Write every case's report into ``folder``; their paths."""
+    return [render_case(name, folder) for name in CASES]
 
 
 def browser() -> str | None:
@@ -169,6 +174,23 @@ def browser() -> str | None:
         if found is not None:
             return found
     return None
+
+
+def run_browser(command: str, *arguments: str) -> str:
+    """Run headless Chromium ``command`` with ``arguments``; what it printed.
+
+    Each run has a new, temporary profile (no state shared between runs),
+    no sandbox (without which Chromium refuses to run as root), its shared
+    memory in /tmp (a container's or chroot's /dev/shm may be small or
+    absent) and no scrollbars (as on a phone, they take no width).
+    """
+    with tempfile.TemporaryDirectory() as profile:
+        return subprocess.run(
+            [command, "--headless=new", "--no-sandbox", "--disable-gpu",
+             "--disable-dev-shm-usage", "--hide-scrollbars",
+             f"--user-data-dir={profile}", *arguments],
+            check=True, capture_output=True, text=True, timeout=300,
+        ).stdout  # fmt: skip
 
 
 def screenshot(command: str, page: Path, width: int) -> Path:
@@ -183,14 +205,12 @@ def screenshot(command: str, page: Path, width: int) -> Path:
     png = page.with_name(f"{page.stem}-{width}.png")
     height = _FIRST_HEIGHT
     while True:
-        with tempfile.TemporaryDirectory() as profile:  # no shared browser state
-            subprocess.run(
-                [command, "--headless", "--no-sandbox", "--disable-gpu",
-                 "--hide-scrollbars", f"--user-data-dir={profile}",
-                 f"--screenshot={png}", f"--window-size={width},{height}",
-                 page.resolve().as_uri()],
-                check=True, capture_output=True, timeout=300,
-            )  # fmt: skip
+        run_browser(
+            command,
+            f"--screenshot={png}",
+            f"--window-size={width},{height}",
+            page.resolve().as_uri(),
+        )
         with Image.open(png) as image:
             pixels = np.asarray(image.convert("L"))
         background = pixels[-1, 0]
@@ -202,6 +222,105 @@ def screenshot(command: str, page: Path, width: int) -> Path:
     with Image.open(png) as image:
         image.crop((0, 0, width, min(height, last + _MARGIN))).save(png)
     return png
+
+
+# Measures the report in the window (a frame) it is loaded in and sends the
+# frame's width and the problems found to the page holding the frame.
+# Content inside a box that scrolls sideways (a wide table) may be wider
+# than the window; nothing else may. A card (summary numbers, figure) must
+# hold something: text, or an image that loaded and has a height; and a
+# figure's card must be no wider than its image (white beside an image
+# makes gaps between figures).
+LAYOUT_SCRIPT = """
+addEventListener("load", function () {
+  var width = document.documentElement.clientWidth, problems = [];
+  function name(node) {
+    var text = node.tagName.toLowerCase() + (node.id ? "#" + node.id : "");
+    node.classList.forEach(function (c) { text += "." + c; });
+    var parent = node.parentElement;
+    return parent && parent !== document.body ? name(parent) + " > " + text : text;
+  }
+  function scrolled(node) {
+    for (var box = node.parentElement; box; box = box.parentElement) {
+      if (getComputedStyle(box).overflowX !== "visible") return true;
+    }
+    return false;
+  }
+  function inner(node, side) {  // the content box's width or height
+    var style = getComputedStyle(node);
+    if (side === "width") {
+      return node.clientWidth - parseFloat(style.paddingLeft) -
+        parseFloat(style.paddingRight);
+    }
+    return node.clientHeight - parseFloat(style.paddingTop) -
+      parseFloat(style.paddingBottom);
+  }
+  var scrollWidth = document.documentElement.scrollWidth;
+  if (scrollWidth > width) problems.push("the page is " + scrollWidth + " px wide");
+  document.querySelectorAll("body *").forEach(function (node) {
+    var box = node.getBoundingClientRect();
+    if ((box.width || box.height) && box.right > width + 1 && !scrolled(node))
+      problems.push(name(node) + " reaches " + Math.round(box.right) + " px");
+  });
+  document.querySelectorAll(".card, figure").forEach(function (card) {
+    var images = card.querySelectorAll("img"), empty = inner(card, "height") <= 0;
+    if (!images.length && !card.textContent.trim()) empty = true;
+    images.forEach(function (image) {
+      if (!image.naturalWidth || !image.getBoundingClientRect().height) empty = true;
+    });
+    if (empty) problems.push(name(card) + " is empty");
+    var image = card.querySelector(":scope > img");
+    if (!image) return;
+    var white = inner(card, "width") - image.getBoundingClientRect().width;
+    if (white > 2) problems.push(name(card) + " has " + Math.round(white) +
+                                 " px of white beside its image");
+  });
+  parent.postMessage(JSON.stringify({width: width, problems: problems}), "*");
+});
+"""
+
+
+def layout_problems(command: str, page: Path, widths: list[int]) -> dict:
+    """What is wrong with the layout of ``page`` at each of ``widths``.
+
+    A copy of the page with :data:`LAYOUT_SCRIPT` (the report itself has no
+    script) is loaded in one frame per width, in a page that collects the
+    frames' findings and that Chromium prints (a frame, unlike Chromium's
+    window, can be narrower than 500 pixels). Returns ``{width: [problem,
+    ...]}``, an empty list where nothing is wrong.
+    """
+    measured = page.with_name(f"{page.stem}-measured.html")
+    source = page.read_text(encoding="utf-8")
+    script = f"<script>{LAYOUT_SCRIPT}</script></body>"
+    measured.write_text(source.replace("</body>", script), encoding="utf-8")
+    frames = "".join(
+        f'<iframe src="{measured.name}" width="{width}" height="900" '
+        'style="position:absolute; top:0; left:0; border:0"></iframe>'
+        for width in widths
+    )
+    holder = page.with_name(f"{page.stem}-layout.html")
+    holder.write_text(
+        '<!doctype html><meta charset="utf-8"><pre id="found"></pre><script>'
+        'addEventListener("message", function (event) {'
+        ' document.getElementById("found").textContent += event.data + "\\n"; });'
+        f"</script>{frames}",
+        encoding="utf-8",
+    )
+    dom = run_browser(
+        command,
+        "--dump-dom",
+        "--virtual-time-budget=60000",
+        f"--window-size={max(widths) + 100},1000",
+        holder.resolve().as_uri(),
+    )
+    found = re.search(r'<pre id="found">(.*?)</pre>', dom, flags=re.DOTALL)
+    lines = html.unescape(found.group(1)).splitlines() if found else []
+    verdicts = [json.loads(line) for line in lines]
+    problems = {verdict["width"]: verdict["problems"] for verdict in verdicts}
+    missing = sorted(set(widths) - set(problems))
+    if missing:
+        raise RuntimeError(f"no layout measured at widths {missing} of {page}")
+    return problems
 
 
 def _widths(text: str) -> list[int]:
@@ -254,10 +373,15 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 0
+    status = 0
     for page in pages:
         for width in args.widths:
             print(screenshot(command, page, width))
-    return 0
+        for width, problems in layout_problems(command, page, args.widths).items():
+            for problem in problems:
+                print(f"{page.name} at {width} px: {problem}", file=sys.stderr)
+                status = 1
+    return status
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from skshapley.report._html import (
     Markup,
     element,
     escape,
+    facts,
     format_column,
     format_duration,
     format_number,
@@ -42,6 +43,12 @@ def test_table_classes():
                  row_classes=[None, "rest"])  # fmt: skip
     assert '<th class="num">b</th>' in html
     assert '<tr class="rest"><td>y</td><td class="num">2</td></tr>' in html
+
+
+def test_tables_scroll_inside_their_box():
+    # A table wider than a phone scrolls in its box, not the whole page.
+    assert table(["a"], [["x"]]).startswith('<div class="scroll"><table>')
+    assert facts([("a", "x")]).startswith('<div class="scroll"><table class="facts">')
 
 
 @pytest.mark.parametrize(

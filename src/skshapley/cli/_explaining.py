@@ -12,6 +12,11 @@ from ._inputs import CommandError
 # column of the data file, exact for the game of input columns.
 PIPELINE_GROUPS = "input"
 
+# Model evaluations beyond which the command suggests a smaller background:
+# from about ten seconds (a linear pipeline, a million rows a second) to
+# several minutes (forests, networks).
+MANY_EVALUATIONS = 10**7
+
 
 def make_explainer(
     model,
@@ -63,6 +68,42 @@ def output_name(explainer, name: str | None):
         return chosen_output(explainer.output_names_, name, option="--output")
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
+
+
+def cost_note(explainer, n_rows: int) -> str | None:
+    """What a model-agnostic explanation of ``n_rows`` rows costs, in words.
+
+    The explainer's own count of model evaluations per row
+    (``n_evaluations_per_row_``), an upper bound (hybrid rows that several
+    coalitions share are evaluated once), times the rows. Above
+    :data:`MANY_EVALUATIONS`, a ``--background-rows`` that keeps under it
+    is suggested (the count grows in proportion to the background rows).
+    None for tree and kernel explainers, which do not call the model.
+    """
+    per_row = getattr(explainer, "n_evaluations_per_row_", None)
+    if per_row is None:
+        return None
+    n_background = explainer.n_background_
+    total = n_rows * per_row
+    note = (
+        f"{explainer.method_} method: up to {total:,} model evaluations "
+        f"({per_row:,} per row, against {n_background:,} background rows)"
+    )
+    if total <= MANY_EVALUATIONS:
+        return note
+    # The evaluations that each background row adds: the count is linear in them.
+    per_background_row = n_rows * (per_row - 1) / n_background
+    fitting = int((MANY_EVALUATIONS - n_rows) // max(per_background_row, 1))
+    if fitting >= 1:
+        return (
+            f"{note}; for a faster run, --background-rows {fitting:,} samples "
+            f"the background down to about {MANY_EVALUATIONS:,}"
+        )
+    other = " or --method permutation" if explainer.method_ == "exact" else ""
+    return (
+        f"{note}; for a faster run, explain fewer rows (--rows), fewer players "
+        f"(--groups){other}"
+    )
 
 
 def _has_preprocessing(model) -> bool:

@@ -21,7 +21,8 @@ from .._runtime.optional import (
 from .._runtime.progress import ProgressBar
 from ._background import Background, background_of
 from ._categories import as_model_categories, model_categories
-from ._explaining import make_explainer, output_name
+from ._columns import column_hints, known_columns, matches_model, model_columns
+from ._explaining import cost_note, make_explainer, output_name
 from ._inputs import (
     DATA_SUFFIXES,
     MODEL_SUFFIXES,
@@ -35,6 +36,7 @@ from ._inputs import (
     suffix,
 )
 from ._options import ISSUES, UsageError, build_parser
+from ._refusals import REFUSALS, refused_columns
 from ._rows import row_labels, select_rows
 from ._writing import atomic_output, check_output, writing
 
@@ -132,9 +134,10 @@ def _check_arguments(args) -> None:
     if (args.model is None) != (args.data is None):
         raise UsageError("--model and --data go together")
     if args.model is None:
-        for option in ("target", "index"):
-            if getattr(args, option) is not None:
-                raise UsageError(f"--{option} needs --model and --data")
+        for option in ("target", "index", "ignore_extra_columns"):
+            if getattr(args, option) not in (None, False):
+                flag = "--" + option.replace("_", "-")
+                raise UsageError(f"{flag} needs --model and --data")
     elif args.target is not None and args.target == args.index:
         raise UsageError(
             f"--index and --target both name column {args.target!r}; the label "
@@ -220,6 +223,11 @@ def _setup(args) -> _Job:
     for message in told:
         say(message)
     background = background_of(args)
+    notes = []  # said once the data is checked: an error is one line
+    if args.ignore_extra_columns:
+        X, background, notes = _drop_extra_columns(
+            model, groups, X, data_name, background
+        )
     # Columns the model learned as pandas categories, as it reads them.
     categories = model_categories(model)
     X = as_model_categories(X, categories)
@@ -236,19 +244,18 @@ def _setup(args) -> _Job:
         seed=args.seed,
     )
     output = output_name(explainer, args.output)
-    try:  # the data's columns and types, before a long explanation
-        _check_data(explainer, X)
-    except ValueError as exc:
-        hint = _target_hint(explainer, X)
-        raise CommandError(
-            f"{str(exc).rstrip('.')}{hint}" if hint else str(exc)
-        ) from exc
+    _check_data(explainer, X, None if background is None else background.data)
+    for note in notes:
+        say(note)
     against = "" if background is None else f", {background.describe()}"
     say(
         f"explaining {len(X):,} rows of {data_name} with "
         f"{type(explainer).__name__} ({model_name(model)}, "
         f"output: {explainer.raw_output_}{against})"
     )
+    cost = cost_note(explainer, len(X))
+    if cost is not None:
+        say(cost)
     return _Job(explainer, X, y, shown, data_name, output, background)
 
 
@@ -306,15 +313,19 @@ def _progress(args) -> ProgressBar:
     return ProgressBar(sys.stderr, enabled=not args.quiet and sys.stderr.isatty())
 
 
-def _target_hint(explainer, X) -> str:
-    """A hint to pass --target, when the data has one column too many."""
-    features = getattr(explainer, "feature_names_in_", None)
-    if features is None:
-        return ""
-    unknown = [column for column in X.columns if column not in set(features)]
-    if len(unknown) != 1 or len(X.columns) != len(features) + 1:
-        return ""
-    return f"; if {unknown[0]!r} is the label, pass --target {unknown[0]}"
+def _drop_extra_columns(model, groups, X, data_name, background):
+    """The data and the background without the columns the model does not know.
+
+    For ``--ignore-extra-columns``; also returns the notes that name them.
+    """
+    known = model_columns(model, groups)
+    X, note = known_columns(X, known, data_name)
+    notes = [note]
+    if background is not None:
+        data, note = known_columns(background.data, known, background.name)
+        background = dataclasses.replace(background, data=data)
+        notes.append(note)
+    return X, background, [note for note in notes if note is not None]
 
 
 def _report(args) -> int:
@@ -376,15 +387,33 @@ def _explain(args) -> int:
 _run = {"report": _report, "explain": _explain}
 
 
-def _check_data(explainer, X) -> None:
-    """Raise the explainer's ``ValueError`` if it refuses ``X``.
+def _check_data(explainer, X, background) -> None:
+    """Fail, saying what is wrong, if the explainer or the model refuses ``X``.
 
-    One row is enough to check the columns; when it is refused, the whole
-    table is checked so that the message describes the table (a text column
-    is shown by a value that is no number, not by its first row's '32.1').
+    Every row is predicted once (a small part of an explanation's model
+    calls), so that a refused value stops the command before a long run.
+    Wrong columns get hints (``_columns.py``); a value that the model
+    refuses, in an error that names no column (scikit-learn's), is traced
+    to its columns with the help of the ``background`` rows, if any
+    (``_refusals.py``). A ``TypeError`` traced to no column is raised as it
+    is (an internal error).
     """
     try:
-        explainer.raw_predict(X.iloc[:1])
-    except ValueError:
         explainer.raw_predict(X)
-        raise
+    except REFUSALS as exc:
+        message = str(exc)
+        matching = matches_model(explainer, X)
+        named = any(repr(str(column)) in message for column in X.columns)
+        if matching and not named:
+            refused = refused_columns(explainer.raw_predict, X, background)
+            if refused:
+                raise CommandError(
+                    "the model refuses the data: "
+                    + "; ".join(refusal.describe() for refusal in refused)
+                ) from exc
+        if isinstance(exc, TypeError):
+            raise
+        hints = "" if matching else column_hints(explainer, X)
+        raise CommandError(
+            f"{message.rstrip('.')}{hints}" if hints else message
+        ) from exc

@@ -43,7 +43,9 @@ of the training covers stored in the trees or the kernel's reference points.
 --background-rows N keeps a random sample of N of its rows (seed 0, or
 --seed S).
 Model-agnostic explainers need one: a few hundred rows of the training data
-are typical (their cost grows with the number of background rows).
+are typical (their cost grows with the number of background rows). Before
+they start, the command says how many model evaluations the run takes at
+most, and above ten million suggests a --background-rows that keeps under.
 
 Exit status: 0 success; 1 a problem with a file, the model or the data (one
 line on stderr); 2 a usage error; 3 an internal error, a bug: please report
@@ -278,6 +280,12 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         "--index",
         metavar="COL",
         help="a column of --data that names the rows (not a feature)",
+    )
+    parser.add_argument(
+        "--ignore-extra-columns",
+        action="store_true",
+        help="leave out the columns of --data and --background that the model "
+        "does not know (named on stderr); the ones it reads must all be there",
     )
     parser.add_argument(
         "--rows",

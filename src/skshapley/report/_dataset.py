@@ -3,7 +3,7 @@
 import pandas as pd
 from pandas.api import types
 
-from ._html import Markup, element, format_column, format_number
+from ._html import Markup, element, format_column, format_number, scroll
 
 # Text columns with at most this many distinct values read as categories.
 _MAX_CATEGORIES = 20
@@ -74,7 +74,7 @@ def data_section(frame: pd.DataFrame, importance_order, max_display: int, sectio
         "importance, then as in X.",
         class_="lead",
     )
-    parts = [lead, element("div", body, class_="scroll")]
+    parts = [lead, scroll(body)]
     rest = columns[max_display:]
     if rest:
         rest_kinds = pd.Series([kinds[c] for c in rest]).value_counts()

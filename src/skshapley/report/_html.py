@@ -162,7 +162,7 @@ def table(header, rows, *, columns=None, row_classes=None, class_=None) -> Marku
             for row, row_class in zip(rows, row_classes, strict=True)
         ),
     )
-    return element("table", head, body, class_=class_)
+    return scroll(element("table", head, body, class_=class_))
 
 
 def facts(items) -> Markup:
@@ -171,7 +171,16 @@ def facts(items) -> Markup:
         element("tr", element("th", name), element("td", value))
         for name, value in items
     )
-    return element("table", element("tbody", *rows), class_="facts")
+    return scroll(element("table", element("tbody", *rows), class_="facts"))
+
+
+def scroll(content: Markup) -> Markup:
+    """``content`` in a box as wide as its column, scrolled sideways if wider.
+
+    A table wider than a phone's screen then scrolls inside the report
+    instead of making the whole page wider than the screen.
+    """
+    return element("div", content, class_="scroll")
 
 
 def bar(fraction: float) -> Markup:

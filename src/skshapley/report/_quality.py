@@ -16,7 +16,7 @@ from sklearn import metrics
 from sklearn.base import BaseEstimator, is_classifier, is_regressor
 
 from .._contract.input import as_pandas, real_values
-from ._html import Markup, element, format_number
+from ._html import Markup, element, format_number, scroll
 
 # Display names of the metric keys, in the order they are shown.
 METRICS = {
@@ -308,7 +308,7 @@ def quality_section(quality: Quality, section) -> Markup:
         "well it predicts new data.",
         class_="lead",
     )
-    body = element("table", element("tbody", *rows), class_="facts quality")
+    body = scroll(element("table", element("tbody", *rows), class_="facts quality"))
     parts = [lead, body]
     if quality.missing:
         parts.append(element("p", f"Not shown: {quality.missing}.", class_="note"))

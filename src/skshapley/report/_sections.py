@@ -145,9 +145,7 @@ def _by_output(ex, max_display: int) -> Markup:
         class_="lead",
     )
     body = table(header, rows, columns=columns, class_="importance")
-    return join(
-        [lead, element("div", body, class_="scroll", id="importance-by-output")]
-    )
+    return join([lead, element("div", body, id="importance-by-output")])
 
 
 def _sign_class(value: float) -> str | None:

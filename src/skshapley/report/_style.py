@@ -14,9 +14,12 @@ CSS = """
 html { -webkit-text-size-adjust: 100%; }
 body {
   margin: 0; background: #fff; color: var(--text); font-family: var(--sans);
-  font-size: 15px; line-height: 1.55;
+  font-size: 15px; line-height: 1.55; overflow-wrap: break-word;
 }
-.wrap { max-width: 1200px; margin: 0 auto; padding: 0 32px; }
+/* The layout has no fixed widths: from a phone (390 px) to a wide screen,
+   grids and rows of figures choose their number of columns, images shrink
+   with their column and tables too wide for it scroll inside it. */
+.wrap { max-width: 1200px; margin: 0 auto; padding: 0 clamp(16px, 4vw, 32px); }
 header.page { border-bottom: 1px solid var(--line); background: var(--soft); }
 header.page .wrap { padding-top: 36px; padding-bottom: 20px; }
 .eyebrow {
@@ -43,7 +46,8 @@ code { padding: 1px 5px; border-radius: 4px; background: var(--soft); }
 a { color: var(--accent); }
 
 .cards {
-  display: grid; grid-template-columns: repeat(auto-fit, minmax(190px, 1fr));
+  display: grid;
+  grid-template-columns: repeat(auto-fit, minmax(min(100%, 160px), 1fr));
   gap: 14px; margin: 18px 0 22px;
 }
 .card { border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; }
@@ -57,8 +61,11 @@ a { color: var(--accent); }
 }
 .card .detail { color: var(--muted); font-size: 13px; }
 
+.scroll { max-width: 100%; overflow-x: auto; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
-th, td { padding: 6px 12px; text-align: left; vertical-align: baseline; }
+th, td {
+  padding: 6px clamp(6px, 1.5vw, 12px); text-align: left; vertical-align: baseline;
+}
 thead th {
   border-bottom: 2px solid var(--line); color: var(--muted); font-size: 13px;
   font-weight: 600; white-space: nowrap;
@@ -67,7 +74,8 @@ tbody td { border-bottom: 1px solid var(--line); }
 tbody tr:last-child td { border-bottom: 0; }
 .num { text-align: right; white-space: nowrap; }
 .columns {
-  display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 12px 40px;
+  display: grid; gap: 12px 40px;
+  grid-template-columns: repeat(auto-fit, minmax(min(100%, 320px), 1fr));
 }
 .columns h3 { margin: 4px 0 6px; }
 table.facts { width: 100%; font-size: 14px; }
@@ -78,8 +86,12 @@ table.facts th {
 table.facts td { border-bottom: 1px solid var(--line); }
 table.facts tr:last-child th, table.facts tr:last-child td { border-bottom: 0; }
 table.importance { min-width: 72%; margin-top: 4px; }
-table.importance td.feature { font-family: var(--mono); font-size: 13.5px; }
-table.importance td.share { width: 34%; min-width: 140px; vertical-align: middle; }
+table.importance td.feature {
+  font-family: var(--mono); font-size: 13.5px; overflow-wrap: anywhere;
+}
+table.importance td.share {
+  width: 34%; min-width: clamp(48px, 15vw, 140px); vertical-align: middle;
+}
 table.importance th:first-child, table.importance td:first-child { padding-left: 0; }
 .bar { display: block; height: 10px; border-radius: 2px; background: var(--soft); }
 .bar > span {
@@ -89,10 +101,18 @@ table.importance th:first-child, table.importance td:first-child { padding-left:
 .neg { color: var(--neg); }
 .rest td { color: var(--muted); font-style: italic; }
 
-.figures { display: grid; gap: 20px; margin-top: 16px; }
-.figures.two { grid-template-columns: repeat(auto-fit, minmax(440px, 1fr)); }
-.figures.three { grid-template-columns: repeat(auto-fit, minmax(330px, 1fr)); }
-.figures.one { grid-template-columns: minmax(0, 720px); }
+/* Rows of figures: each card as wide as its image and no wider (no white
+   inside it), side by side while each can be at least --column wide (two or
+   three in a row), shrunk to the row's width otherwise. */
+.figures {
+  display: flex; flex-wrap: wrap; align-items: flex-start; gap: 20px;
+  margin-top: 16px;
+}
+.figures.two { --column: 440px; }
+.figures.three { --column: 330px; }
+.figures > figure {
+  flex: 1 1 0; min-width: min(100%, var(--column, 0px)); max-width: max-content;
+}
 figure {
   margin: 0; padding: 10px 10px 8px; border: 1px solid var(--line);
   border-radius: 8px; break-inside: avoid;
@@ -100,10 +120,16 @@ figure {
 /* Never wider than the column, never larger than drawn: scaled up, a
    figure's text would outgrow the page's. */
 figure img { display: block; max-width: 100%; height: auto; margin: 0 auto; }
-figcaption { margin: 8px 4px 0; color: var(--muted); font-size: 13.5px; }
+/* A caption wraps to its figure's width instead of widening it. */
+figcaption {
+  margin: 8px 4px 0; color: var(--muted); font-size: 13.5px; contain: inline-size;
+}
 figcaption strong { color: var(--text); font-weight: 600; }
 
-.columns.about { grid-template-columns: minmax(0, 1fr) 300px; gap: 48px; }
+/* The notes beside the software's versions where both fit, else above. */
+.columns.about { display: flex; flex-wrap: wrap; gap: 12px 48px; }
+.columns.about > dl { flex: 999 1 min(100%, 36ch); }
+.columns.about > aside { flex: 0 1 300px; }
 .columns.loo { margin-top: 22px; }
 ul.reading { margin: 4px 0 8px; padding-left: 20px; }
 ul.reading li { margin-bottom: 6px; }
@@ -118,12 +144,6 @@ footer {
   margin-top: 24px; padding: 18px 0 36px; border-top: 1px solid var(--line);
   color: var(--faint); font-size: 13px;
 }
-@media (max-width: 720px) {
-  .wrap { padding: 0 16px; }
-  .figures.two, .figures.three, .columns, .columns.about {
-    grid-template-columns: 1fr;
-  }
-}
 /* Printing (or "print to PDF"): black text, no navigation, nothing split
    across pages, link targets written out. */
 @media print {
@@ -137,6 +157,7 @@ footer {
   section { margin-top: 24px; }
   h2, h3 { break-after: avoid; }
   figure, .card, tr { break-inside: avoid; }
+  .scroll { overflow: visible; }
   a { text-decoration: underline; }
   a[href^="http"]::after { content: " (" attr(href) ")"; font-size: 90%; }
   /* Backgrounds carry meaning here (the table's bars): print them. */
