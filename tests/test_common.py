@@ -4,8 +4,11 @@ One suite, parametrized over (explainer, model family, pipeline or not): the
 scikit-learn estimator contract (parameters, clone, pickle, not fitted), the
 input contract (DataFrames matched by name in any column order, NumPy
 arrays, polars frames, the caller's data never modified), bit-identical
-values for any ``n_jobs``, efficiency against the model's own output, and
-interaction values that sum to the Shapley values in the same layout.
+values for any ``n_jobs``, efficiency against the model's own output,
+outputs named by the model's own labels as Python values, ``raw_predict``
+as a float64 NumPy array, one output for a binary classifier (its positive
+class, ``classes_[1]``), and interaction values that sum to the Shapley
+values in the same layout.
 The model-agnostic explainers keep the same contract with a background
 given to ``fit``, have no ``n_jobs`` and no interaction values.
 What is particular to one explainer is tested in ``tests/trees``,
@@ -415,6 +418,7 @@ def test_efficiency_against_the_models_own_output(case):
     raw = np.asarray(family.raw(model, X), dtype=np.float64)
     phi = explainer.explain(X)
     predicted = explainer.raw_predict(X)
+    assert_raw_predict_type(explainer, predicted, len(X))
     assert predicted.shape == raw.shape
     np.testing.assert_allclose(predicted, raw, rtol=0, atol=family.atol)
     if raw.ndim == 1:
@@ -426,6 +430,106 @@ def test_efficiency_against_the_models_own_output(case):
         pd.testing.assert_frame_equal(one, phi[output].rename_axis(columns=None))
         total = one.sum(axis=1) + explainer.expected_value_[output]
         np.testing.assert_allclose(total, raw[:, k], rtol=0, atol=family.atol)
+
+
+def assert_raw_predict_type(explainer, raw, n_samples: int) -> None:
+    """``raw_predict``'s one type: float64 ndarray, (n,) or (n, n_outputs)."""
+    n_outputs = len(explainer.output_names_)
+    assert type(raw) is np.ndarray
+    assert raw.dtype == np.float64
+    assert raw.shape == ((n_samples,) if n_outputs == 1 else (n_samples, n_outputs))
+
+
+def assert_plain_labels(names, labels) -> None:
+    """``names`` are Python values equal to ``labels``, and print as them."""
+    assert type(names) is tuple
+    assert names == tuple(labels)
+    for name, label in zip(names, labels, strict=True):
+        assert type(name) in (str, int, float, bool)
+        assert isinstance(name, str) == isinstance(label, str)  # text stays text
+    assert "np." not in repr(names)
+
+
+def test_output_names_are_python_values(case):
+    family, model, explainer = case
+    names = explainer.output_names_
+    classes = getattr(final(model), "classes_", None)
+    if family.classes and family.raw is probability:
+        assert_plain_labels(names, classes.tolist())
+    else:
+        assert_plain_labels(names, names)
+    if not isinstance(explainer.expected_value_, float):
+        assert "np." not in repr(explainer.expected_value_.index.tolist())
+    assert_raw_predict_type(explainer, explainer.raw_predict(data(n=0)[0]), 0)
+
+
+def binary_model(make, labels):
+    """``make()`` fitted on two classes labelled ``labels`` (0 then 1)."""
+    X, y = data()
+    return make().fit(X, np.asarray(labels)[(y > np.median(y)).astype(int)])
+
+
+# Every explainer, on a binary classifier of its family: what is explained
+# and shown by default is the positive class, classes_[1], as in
+# scikit-learn's displays (a binary classifier has one output).
+BINARY = [
+    pytest.param(
+        TreeExplainer,
+        lambda: GradientBoostingClassifier(n_estimators=3, random_state=0),
+        decision,
+        id="tree-gradient_boosting",
+    ),
+    pytest.param(
+        TreeExplainer,
+        lambda: RandomForestClassifier(n_estimators=3, random_state=0),
+        lambda model, X: model.predict_proba(X)[:, 1],
+        id="tree-random_forest",
+    ),
+    pytest.param(ProductKernelExplainer, SVC, decision, id="kernel-svc"),
+    pytest.param(
+        ExactExplainer,
+        LogisticRegression,
+        lambda model, X: model.predict_proba(X)[:, 1],
+        id="exact-logistic_regression",
+    ),
+    pytest.param(
+        PermutationExplainer,
+        lambda: KNeighborsClassifier(5),
+        lambda model, X: model.predict_proba(X)[:, 1],
+        id="permutation-k_neighbors",
+    ),
+]
+
+
+@pytest.mark.parametrize("labels", [[0, 1], ["no", "yes"]], ids=["ints", "text"])
+@pytest.mark.parametrize(("explainer_class", "make", "positive"), BINARY)
+def test_a_binary_classifier_explains_its_positive_class(
+    explainer_class, make, positive, labels
+):
+    model = binary_model(make, labels)
+    background, _ = data(n=10, seed=4)
+    agnostic = explainer_class in (ExactExplainer, PermutationExplainer)
+    # Seeded: explain's two calls below draw the same orderings.
+    seeded = {"random_state": 0} if explainer_class is PermutationExplainer else {}
+    explainer = explainer_class(model, **seeded)
+    explainer.fit(*((background,) if agnostic else ()))
+    assert_plain_labels(explainer.output_names_, model.classes_.tolist()[1:])
+    # One output: a float base value, plain feature columns, a 1-D raw output.
+    assert type(explainer.expected_value_) is float
+    X, _ = data(n=6, seed=1)
+    phi = explainer.explain(X)
+    assert list(phi.columns) == FEATURES
+    raw = explainer.raw_predict(X)
+    assert_raw_predict_type(explainer, raw, len(X))
+    np.testing.assert_allclose(raw, positive(model, X), rtol=0, atol=1e-10)
+    total = phi.sum(axis=1) + explainer.expected_value_
+    np.testing.assert_allclose(total, raw, rtol=0, atol=1e-10)
+    # The output is chosen by its label; the negative class is not one.
+    positive_class = model.classes_[1]
+    one = explainer.explain(X, output=positive_class)
+    pd.testing.assert_frame_equal(one, phi)
+    with pytest.raises(ValueError, match="is not one of the model's outputs"):
+        explainer.explain(X, output=model.classes_[0])
 
 
 @pytest.mark.parametrize("case", PARSED_CASES, indirect=True)

@@ -10,6 +10,7 @@ from skshapley._contract.outputs import (
     chosen_output,
     class_output_names,
     output_position,
+    plain_names,
     regression_output_names,
 )
 
@@ -26,6 +27,30 @@ def test_class_names():
     # A binary model's one raw output is the positive (second) class's.
     assert class_output_names(["no", "yes"], 1) == ("yes",)
     assert class_output_names([0, 1, 2], 3) == (0, 1, 2)
+
+
+@pytest.mark.parametrize(
+    ("classes", "n_outputs", "expected"),
+    [
+        (np.array([0, 1]), 1, (1,)),
+        (np.array(["no", "yes"]), 1, ("yes",)),
+        (np.array([0.5, 1.5, 2.5]), 3, (0.5, 1.5, 2.5)),
+        (np.array([False, True]), 1, (True,)),
+        (np.array(["a", 2], dtype=object), 2, ("a", 2)),
+    ],
+)
+def test_class_names_are_python_values(classes, n_outputs, expected):
+    # As a model holds its classes_ (NumPy scalars), printed as the labels.
+    names = class_output_names(classes, n_outputs)
+    assert names == expected
+    assert [type(name) for name in names] == [type(name) for name in expected]
+    assert "np." not in repr(names)
+
+
+def test_plain_names_keep_other_objects():
+    label = ("a", 1)  # a tuple label is not a NumPy scalar: kept as it is
+    assert plain_names([np.int64(3), label, "x"]) == (3, label, "x")
+    assert plain_names([np.int64(3), label])[1] is label
 
 
 @pytest.mark.parametrize("n_targets", [1, 2])

@@ -228,11 +228,16 @@ class BaseExplainer(InteractionsMixin, InputMixin, FramesMixin, BaseEstimator):
 
         Returns
         -------
-        raw : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+        raw : ndarray of float64, of shape (n_samples,) or (n_samples, n_outputs)
             The output named by ``raw_output_``: regression values, class
             probabilities (forests), log-odds or class scores (boosting),
-            decision functions (SVC) or latent means (Gaussian process
-            classifiers); one column per output of ``output_names_``.
+            decision functions (SVC), latent means (Gaussian process
+            classifiers) or the response of a model-agnostic explainer's
+            ``response_method``. Every explainer returns a NumPy array,
+            rows in ``X``'s order: of shape (n_samples,) for one output (a
+            regressor, a binary classifier's positive class), like
+            ``phi.sum(axis=1)``, else one column per output of
+            ``output_names_``, in that order.
         """
         self._check_fitted()
         n_samples, _, rows_of = self._row_source(X)

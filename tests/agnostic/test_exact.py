@@ -99,8 +99,10 @@ def test_multi_target_regressor(index):
 @pytest.mark.parametrize(
     ("n_classes", "response_method", "method", "n_outputs"),
     [
-        (2, "auto", "predict_proba", 2),  # both classes, as shap does
-        (2, "decision_function", "decision_function", 1),  # the positive class
+        # A binary classifier: the positive class only, whichever method (as
+        # every explainer and scikit-learn's displays show it).
+        (2, "auto", "predict_proba", 1),
+        (2, "decision_function", "decision_function", 1),
         (3, "predict_proba", "predict_proba", 3),
         (3, "decision_function", "decision_function", 3),
         (3, ["decision_function", "predict_proba"], "decision_function", 3),
@@ -115,7 +117,16 @@ def test_logistic_regression(n_classes, response_method, method, n_outputs):
     assert explainer.raw_output_ == method
     classes = tuple(model.classes_)
     assert explainer.output_names_ == (classes[1:] if n_outputs == 1 else classes)
-    assert_oracle(explainer, getattr(model, method), X[80:83], background)
+    assert all(type(name) is str for name in explainer.output_names_)
+    response = getattr(model, method)
+
+    def positive(X):  # a binary classifier's probability: its positive class's
+        return response(X)[:, 1]
+
+    binary_probability = method == "predict_proba" and n_classes == 2
+    assert_oracle(
+        explainer, positive if binary_probability else response, X[80:83], background
+    )
 
 
 def test_k_neighbors_classifier_banzhaf():
@@ -205,7 +216,11 @@ def test_pipeline_with_a_string_column_explains_its_input_columns():
     explainer = ExactExplainer(model).fit(background)
     assert list(explainer.player_names_) == ["dose", "color", "age"]
     assert explainer.columns_by_name_
-    phi = assert_oracle(explainer, model.predict_proba, rows, background)
+
+    def positive(X):  # a binary classifier: its positive class's probability
+        return model.predict_proba(X)[:, 1]
+
+    phi = assert_oracle(explainer, positive, rows, background)
     reordered = explainer.explain(rows[["age", "color", "dose"]])
     np.testing.assert_array_equal(reordered.to_numpy(), phi)
     pd.testing.assert_index_equal(reordered.index, rows.index)
@@ -270,6 +285,12 @@ def tree_cases():
             RandomForestClassifier(4, max_depth=4, random_state=0),
             "predict_proba",
             classes,
+        ),
+        # One output each: the positive class's probability.
+        "random_forest_binary": (
+            RandomForestClassifier(4, max_depth=4, random_state=0),
+            "predict_proba",
+            labels,
         ),
         "gradient_boosting_binary": (
             GradientBoostingClassifier(n_estimators=5, random_state=0),

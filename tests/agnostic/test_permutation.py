@@ -360,6 +360,7 @@ def test_describe_and_method():
     assert facts["index"] == "Shapley, estimated from 7 permutations (antithetic)"
     assert facts["background data"] == "6 rows"
     assert facts["model evaluations per row"].replace(",", "") == str(7 * 2 * 4 * 6 + 1)
+    assert explainer.n_evaluations_per_row_ == 7 * 2 * 4 * 6 + 1
     assert PermutationExplainer.method_ == "permutation"
     assert not explainer.supports_interactions
     with pytest.raises(NotImplementedError):

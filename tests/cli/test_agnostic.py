@@ -92,8 +92,9 @@ def test_a_logistic_pipeline_against_a_background(capfd, files, tmp_path):
     assert status == 0, err
     explainer = ExactExplainer(files["logistic"]).fit(files["background"])
     check_table(written(out), explainer, files["X"])
-    # predict_proba: both classes, as the explainer names its outputs.
-    assert list(written(out).columns[:2]) == ["high__age", "high__sex"]
+    # predict_proba of a binary classifier: its positive class only ("low",
+    # classes_[1]), one column per feature as the explainer's frame has them.
+    assert list(written(out).columns[:2]) == ["age", "sex"]
 
 
 def test_a_model_agnostic_explainer_needs_a_background(capfd, files, tmp_path):
@@ -194,10 +195,9 @@ def test_report_leave_one_out(capfd, files, tmp_path):
     assert '<h2 id="leave-one-out">Leave-one-out beside Shapley</h2>' in source
     explainer = ExactExplainer(files["logistic"]).fit(files["background"])
     loo = explainer.leave_one_out(files["X"], output="low")
-    raw = explainer.raw_predict(files["X"])[
-        :, list(explainer.output_names_).index("low")
-    ]
-    gap = raw - explainer.expected_value_["low"]
+    # A binary classifier: one output, its positive class "low" (classes_[1]).
+    assert explainer.output_names_ == ("low",)
+    gap = explainer.raw_predict(files["X"]) - explainer.expected_value_
     # The section's sums are the chosen output's, over every row shown here.
     assert data_value(source, "leave-one-out-sum") == pytest.approx(
         loo.sum(axis=1).mean(), rel=1e-12

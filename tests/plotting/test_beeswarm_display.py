@@ -61,10 +61,11 @@ def test_max_display_folds_the_rest_into_summed_values(diabetes):
 
 
 def test_colours_rank_the_values_low_blue_to_high_red_missing_grey():
+    """Numbers by rank; strings and bools by category, in the categories' order."""
     X = pd.DataFrame(
         {
             "dose": [1.0, 100.0, 2.0, np.nan],  # skewed: ranks, not values
-            "colour": ["red", "blue", "red", "green"],  # not numeric: grey
+            "colour": ["red", "blue", "red", "green"],  # by category
             "flag": [True, False, True, True],
         }
     )
@@ -74,8 +75,10 @@ def test_colours_rank_the_values_low_blue_to_high_red_missing_grey():
     colors = display.collections_[0].get_facecolors()  # dose
     expected = [cmap(0.0), cmap(1.0), cmap(0.5), to_rgba(MISSING)]
     np.testing.assert_allclose(colors[:, :3], np.array(expected)[:, :3])
-    grey = display.collections_[1].get_facecolors()[:, :3]
-    np.testing.assert_allclose(grey, np.tile(to_rgba(MISSING)[:3], (4, 1)))
+    categories = display.collections_[1].get_facecolors()[:, :3]
+    # blue, green, red (the categories in order) are low, middle and high.
+    expected = [cmap(1.0), cmap(0.0), cmap(1.0), cmap(0.5)]
+    np.testing.assert_allclose(categories, np.array(expected)[:, :3])
     flags = display.collections_[2].get_facecolors()[:, :3]
     np.testing.assert_allclose(flags[[0, 1]], np.array([cmap(1.0), cmap(0.0)])[:, :3])
 
@@ -170,3 +173,35 @@ def test_order_must_name_every_feature_once(diabetes):
         BeeswarmDisplay.from_values(phi, order=[*names, names[0]])
     with pytest.raises(ValueError, match="Unknown features in order"):
         BeeswarmDisplay.from_values(phi, order=[*names[:-1], "nope"])
+
+
+def test_categorical_features_are_coloured_by_category(diabetes):
+    """String, pandas categorical and bool columns: by category, with a legend."""
+    explainer, X = diabetes
+    phi = explainer.explain(X)
+    data = X.copy()
+    data["sex"] = np.where(X["sex"] > 0, "male", "female")
+    data["bp"] = X["bp"] > 0
+    data["s5"] = pd.Categorical(
+        np.where(X["s5"] > 0, "high", "low"), categories=["low", "high"]
+    )
+    display = BeeswarmDisplay.from_values(phi, data, max_display=20)
+    assert display.categories_ == {
+        "s5": ["low", "high"],
+        "bp": ["False", "True"],
+        "sex": ["female", "male"],
+    }
+    cmap = feature_cmap()
+    for name, first, last in (
+        ("sex", data["sex"] == "female", data["sex"] == "male"),
+        ("bp", ~data["bp"], data["bp"]),
+        ("s5", data["s5"] == "low", data["s5"] == "high"),
+    ):
+        colors = display.collections_[display.labels_.index(name)].get_facecolors()
+        for rows, level in ((first, 0.0), (last, 1.0)):
+            drawn = colors[rows.to_numpy()][:, :3]
+            np.testing.assert_allclose(
+                drawn, np.broadcast_to(cmap(level)[:3], drawn.shape)
+            )
+    legend = [text.get_text() for text in display.ax_.get_legend().get_texts()]
+    assert {"sex: female", "bp: True", "s5: high"} <= set(legend)

@@ -240,3 +240,22 @@ def test_bad_shapes_and_base_values_are_named(flowers):
         DecisionDisplay.from_values(
             phi, explainer.expected_value_, feature_values=X[::-1]
         )
+
+
+def test_highlighted_extreme_rows_stay_inside_the_axes(diabetes):
+    explainer, X = diabetes
+    rows = X.iloc[:60]
+    ends = explainer.explain(rows).sum(axis=1).to_numpy()
+    extremes = [int(np.argmax(ends)), int(np.argmin(ends))]
+    display = DecisionDisplay.from_explainer(explainer, rows, highlight=extremes)
+    display.figure_.canvas.draw()
+    frame = display.ax_.get_window_extent()
+    for position in extremes:
+        line = display.lines_[position]
+        # The line's extent in pixels, its width included.
+        half_width = line.get_linewidth() * display.figure_.dpi / 72 / 2
+        points = display.ax_.transData.transform(line.get_xydata())
+        assert frame.x0 <= points[:, 0].min() - half_width
+        assert points[:, 0].max() + half_width <= frame.x1
+        assert points[:, 1].max() + half_width <= frame.y1
+    assert outside_texts(display.figure_) == []

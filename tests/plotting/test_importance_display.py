@@ -6,6 +6,8 @@ import pytest
 
 plt = pytest.importorskip("matplotlib.pyplot")
 
+from plotting.text_bounds import outside_texts  # noqa: E402
+
 from skshapley.plotting import ImportanceDisplay  # noqa: E402
 
 
@@ -136,3 +138,27 @@ def test_the_display_can_be_built_and_plotted_in_two_steps():
     assert display.ax_.get_title(loc="left") == "output: yes"
     with pytest.raises(ValueError, match="'mean_abs' and 'mean'"):
         ImportanceDisplay(table.rename(columns={"mean": "avg"})).plot()
+
+
+def test_bar_values_are_written_with_one_precision():
+    """Mean |φ| of 0.3, 0.25 and 0.1: two decimals each, not 0.3, 0.25, 0.1."""
+    phi = pd.DataFrame({"a": [0.3, -0.3], "b": [0.25, 0.25], "c": [-0.1, 0.1]})
+    display = ImportanceDisplay.from_values(phi)
+    assert [text.get_text() for text in display.ax_.texts] == ["0.30", "0.25", "0.10"]
+
+
+@pytest.mark.parametrize("position", [0, 1, 2])
+def test_in_a_grid_of_subplots_the_labels_stay_in_the_figure(diabetes, position):
+    """plt.subplots(1, 3) has fixed margins, too narrow for a wrapped x label."""
+    explainer, X = diabetes
+    figure, axes = plt.subplots(1, 3)
+    display = ImportanceDisplay.from_explainer(explainer, X, ax=axes[position])
+    figure.canvas.draw()
+    bounds = figure.bbox
+    for text in (display.ax_.xaxis.label, display.ax_.get_legend()):
+        box = text.get_window_extent()
+        assert bounds.x0 <= box.x0
+        assert box.x1 <= bounds.x1
+        assert bounds.y0 <= box.y0
+        assert box.y1 <= bounds.y1
+    assert outside_texts(figure) == []

@@ -168,3 +168,10 @@ def test_a_model_without_names_takes_values_by_position(diabetes):
     display = WaterfallDisplay.from_explainer(explainer, unnamed, 1002)
     value = f"{X.loc[1002, 'bmi']:.3g}".replace("-", "\u2212")
     assert f"x2 = {value}" in display.labels_
+
+
+def test_arrow_values_are_written_with_one_precision():
+    phi = pd.Series({"a": 0.3, "b": -0.25, "c": 0.1})
+    display = WaterfallDisplay.from_values(phi, 1.0)
+    values = [text.get_text() for text in display.ax_.texts[:3]]  # bottom first
+    assert values == ["+0.10", "\u22120.25", "+0.30"]

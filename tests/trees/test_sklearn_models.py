@@ -197,11 +197,13 @@ def fitted(name, nan_in_training):
 
 
 def model_output(model, X):
-    """What TreeExplainer explains: the model's own raw output."""
+    """What TreeExplainer explains: the model's own raw output (a binary
+    classifier's: its positive class's alone)."""
     if isinstance(model, GradientBoostingClassifier):
         return model.decision_function(X)
     if is_classifier(model):
-        return model.predict_proba(X)
+        proba = model.predict_proba(X)
+        return proba[:, 1] if len(model.classes_) == 2 else proba
     return model.predict(X)
 
 
@@ -287,12 +289,11 @@ def assert_close(actual, expected, rtol, scale=None):
 
 def expected_outputs(model):
     """Output names and raw output kind that the explainer should report."""
-    if isinstance(model, GradientBoostingClassifier):
-        if len(model.classes_) == 2:
-            return (model.classes_[1].item(),), "log-odds"
-        return tuple(model.classes_.tolist()), "margin"
     if is_classifier(model):
-        return tuple(model.classes_.tolist()), "probability"
+        boosted = isinstance(model, GradientBoostingClassifier)
+        if len(model.classes_) == 2:  # one output: the positive class's
+            return (model.classes_[1].item(),), "log-odds" if boosted else "probability"
+        return tuple(model.classes_.tolist()), "margin" if boosted else "probability"
     if getattr(model, "n_outputs_", 1) > 1:
         return tuple(f"target {k}" for k in range(model.n_outputs_)), "value"
     return ("target",), "value"
@@ -350,14 +351,19 @@ def test_matches_shap(name, nan_in_training):
     if isinstance(expected, list):
         expected = np.stack(expected, axis=-1)
     expected = expected if expected.ndim == 3 else expected[:, :, None]
+    expected_value = np.ravel(reference.expected_value)
     actual = as_array(explainer.explain(X), explainer)
+    scale = np.abs(model_output(model, X)).max()
+    if explainer.raw_output_ == "probability" and len(model.classes_) == 2:
+        # shap explains both probabilities of a binary forest; skshapley the
+        # positive class's, whose negatives are the other class's values.
+        assert_close(expected[:, :, 0], -expected[:, :, 1], SHAP_RTOL)
+        assert_close(expected_value[0], 1 - expected_value[1], SHAP_RTOL, scale)
+        expected, expected_value = expected[:, :, 1:], expected_value[1:]
     assert actual.shape == expected.shape
     assert_close(actual, expected, SHAP_RTOL)
     assert_close(
-        np.ravel(explainer.expected_value_),
-        np.ravel(reference.expected_value),
-        SHAP_RTOL,
-        scale=np.abs(model_output(model, X)).max(),
+        np.ravel(explainer.expected_value_), expected_value, SHAP_RTOL, scale=scale
     )
 
 

@@ -4,8 +4,33 @@ Every parser names outputs with the functions here. Displays, reports and the
 command choose an output by name: names are compared as they are, then as
 text, so that ``"1"`` typed on a command line finds class ``1``; the error
 names what the caller passed (``output`` in Python, ``--output`` on the
-command line) and the outputs there are.
+command line) and the outputs there are. Names are Python's own scalars
+(``1``, not ``np.int64(1)``), so that printed they read as the labels.
 """
+
+import numpy as np
+
+# NumPy scalars that have a Python twin: bool, int, float, complex, str, bytes.
+_NUMPY_SCALARS = (np.bool_, np.number, np.str_, np.bytes_)
+
+
+def plain_names(names) -> tuple:
+    """``names`` with each NumPy scalar as Python's own (``np.int64(1)`` as ``1``).
+
+    Parameters
+    ----------
+    names : iterable
+        Output names: class labels as a model holds them, say.
+
+    Returns
+    -------
+    tuple
+        The names, NumPy booleans, numbers and text as ``bool``, ``int``,
+        ``float`` and ``str``; other objects as they are.
+    """
+    return tuple(
+        name.item() if isinstance(name, _NUMPY_SCALARS) else name for name in names
+    )
 
 
 def regression_output_names(
@@ -35,23 +60,29 @@ def regression_output_names(
     return tuple(f"target {k}" for k in range(n_targets))
 
 
-def class_output_names(classes: list, n_outputs: int) -> tuple:
-    """The names of a classifier's raw outputs (log-odds, margins).
+def class_output_names(classes, n_outputs: int) -> tuple:
+    """The names of a classifier's raw outputs (probabilities, log-odds, margins).
+
+    A binary classifier has one output, the positive class's
+    (``classes[1]``, as in scikit-learn's displays): its probability,
+    log-odds or margin. Every explainer names a binary classifier's output
+    so, and what shows one output by default shows it.
 
     Parameters
     ----------
-    classes : list
+    classes : sequence
         The class labels, in the model's order.
     n_outputs : int
-        Number of raw outputs: 1 for a binary model (the positive class's
-        log-odds or margin), else one per class.
+        Number of raw outputs: 1 for a binary model, else one per class.
 
     Returns
     -------
     tuple
-        ``(classes[1],)`` for one output, else every class label.
+        ``(classes[1],)`` for one output, else every class label, as
+        :func:`plain_names`. (One output with more than two classes gives
+        their ``classes[1:]``: the readers then refuse the mismatch.)
     """
-    return tuple(classes[1:] if n_outputs == 1 else classes)
+    return plain_names(list(classes)[1:] if n_outputs == 1 else classes)
 
 
 def output_position(

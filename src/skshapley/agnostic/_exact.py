@@ -36,7 +36,9 @@ class ExactExplainer(AgnosticExplainer):
         The method explained, or methods tried in order (scikit-learn's
         convention). ``"auto"``: ``predict_proba`` then
         ``decision_function`` for classifiers, ``predict`` otherwise; a
-        callable is called itself.
+        callable is called itself. A binary classifier has one output, its
+        positive class ``classes_[1]`` (its probability, or its decision
+        function), as for every explainer.
     groups : dict of str to list, "input" or None, default=None
         Players made of several features, ``{name: [columns]}``: one value
         per group (and fewer coalitions). None or ``"input"``: each input
@@ -66,6 +68,8 @@ class ExactExplainer(AgnosticExplainer):
         output.
     n_background_ : int
         Number of background rows.
+    n_evaluations_per_row_ : int
+        Model evaluations per explained row, at most: what a run costs.
     feature_names_in_ : ndarray of str
         The model's input columns.
     n_features_in_ : int
@@ -75,7 +79,9 @@ class ExactExplainer(AgnosticExplainer):
     columns_by_name_ : bool
         Whether DataFrame columns are matched by name.
     output_names_ : tuple
-        The outputs explained: classes, or targets.
+        The outputs explained: class labels (Python scalars, or the labels
+        as the model has them), ``(classes_[1],)`` for a binary classifier,
+        or targets.
     raw_output_ : str
         The method explained.
     method_ : str

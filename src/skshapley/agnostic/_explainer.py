@@ -141,8 +141,15 @@ class AgnosticExplainer(BaseExplainer):
         )
         facts["background data"] = f"{self.n_background_} rows"
         facts["index"] = self._index_words()
-        facts["model evaluations per row"] = f"{self._evaluations_per_row():,}"
+        facts["model evaluations per row"] = f"{self.n_evaluations_per_row_:,}"
         return facts
+
+    @property
+    def n_evaluations_per_row_(self) -> int:
+        """Model evaluations per explained row, at most (hybrid rows that
+        several coalitions share are evaluated once)."""
+        self._check_fitted()
+        return self._evaluations_per_row()
 
     def leave_one_out(self, X, *, output=None, progress=None) -> pd.DataFrame:
         """Leave-one-out attributions ``v(N) - v(N minus {i})``, for comparison.
@@ -198,9 +205,11 @@ class AgnosticExplainer(BaseExplainer):
 
         Returns
         -------
-        raw : ndarray of shape (n_samples,) or (n_samples, n_outputs)
-            The output of the method named by ``raw_output_``, one column
-            per output of ``output_names_``.
+        raw : ndarray of float64, of shape (n_samples,) or (n_samples, n_outputs)
+            The output of the method named by ``raw_output_``: of shape
+            (n_samples,) for one output (a binary classifier's positive
+            class's), else one column per output of ``output_names_``, as
+            as every explainer returns it.
         """
         return super().raw_predict(X)
 

@@ -65,6 +65,8 @@ class PermutationExplainer(AgnosticExplainer):
         ``v(∅)``: the model's output averaged over the background.
     n_background_ : int
         Number of background rows.
+    n_evaluations_per_row_ : int
+        Model evaluations per explained row, at most: what a run costs.
     feature_names_in_ : ndarray of str
         The model's input columns.
     n_features_in_ : int
@@ -74,7 +76,7 @@ class PermutationExplainer(AgnosticExplainer):
     columns_by_name_ : bool
         Whether DataFrame columns are matched by name.
     output_names_ : tuple
-        The outputs explained.
+        The outputs explained, as for :class:`ExactExplainer`.
     raw_output_ : str
         The method explained.
     method_ : str

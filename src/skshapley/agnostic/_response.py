@@ -3,7 +3,10 @@
 scikit-learn's ``response_method`` convention: a method name, or a list of
 names tried in order; ``"auto"`` is ``predict_proba`` then
 ``decision_function`` for classifiers and ``predict`` for other models. A
-plain callable ``f(X) -> array`` is its own response. Every call is checked:
+plain callable ``f(X) -> array`` is its own response. A binary classifier
+has one output, the positive class's (``classes_[1]``): its decision
+function, or the second column of its probabilities, as scikit-learn's
+displays read it. Every call is checked:
 one value (or one row of values) per row given, of the shape the first call
 had, and finite, else an error naming the rows they came from.
 """
@@ -57,12 +60,17 @@ class Response:
         The outputs' names: classes, or targets.
     columns : bool
         Whether ``function`` returns a 2-D array (one column per output).
+    positive : bool, default=False
+        Whether ``function`` returns a binary classifier's two
+        probabilities, of which the response is the second column's (the
+        positive class, the one output).
     """
 
     function: Callable
     name: str
     output_names: tuple
     columns: bool
+    positive: bool = False
 
     @property
     def caller(self) -> str:
@@ -88,7 +96,8 @@ class Response:
 
     def _checked(self, out, n_rows: int) -> np.ndarray:
         """``out`` as (n_rows, n_outputs) floats, or a ValueError naming its shape."""
-        expected = (n_rows, len(self.output_names)) if self.columns else (n_rows,)
+        width = 2 if self.positive else len(self.output_names)
+        expected = (n_rows, width) if self.columns else (n_rows,)
         try:
             array = np.asarray(out)
         except (TypeError, ValueError) as exc:  # ragged
@@ -105,7 +114,8 @@ class Response:
                 f"{n_rows} rows; expected {expected}, as it returned on the "
                 "background data."
             )
-        return array.reshape(n_rows, -1)
+        array = array.reshape(n_rows, -1)
+        return array[:, 1:] if self.positive else array
 
 
 def model_response(model, response_method, X) -> Response:
@@ -125,8 +135,17 @@ def model_response(model, response_method, X) -> Response:
         )
     columns = out.ndim == 2
     n_outputs = out.shape[1] if columns else 1
+    positive = (
+        name == "predict_proba" and columns and n_outputs == _n_classes(model) == 2
+    )
+    if positive:
+        n_outputs = 1
     return Response(
-        function, name, _output_names(model, name, n_outputs, columns), columns
+        function,
+        name,
+        _output_names(model, name, n_outputs, columns),
+        columns,
+        positive,
     )
 
 
@@ -156,14 +175,20 @@ def _method(model, response_method) -> tuple[str, Callable]:
 
 
 def _output_names(model, name: str, n_outputs: int, columns: bool) -> tuple:
-    """Class labels for class outputs, else ``target`` names."""
-    classes = getattr(model, "classes_", None)
-    n_classes = None if classes is None else len(classes)
-    if name == "predict_proba" and n_outputs == n_classes:
-        return tuple(classes)
-    # A binary classifier's decision function: one output, the positive class.
-    if name == "decision_function" and (
+    """Class labels for class outputs, else ``target`` names.
+
+    A binary classifier's one output (its decision function, or its
+    positive class's probability) is named by the positive class.
+    """
+    n_classes = _n_classes(model)
+    if name in ("predict_proba", "decision_function") and (
         n_outputs == n_classes or (n_outputs == 1 and n_classes == 2)
     ):
-        return class_output_names(list(classes), n_outputs)
+        return class_output_names(model.classes_, n_outputs)
     return regression_output_names(n_outputs, as_columns=columns)
+
+
+def _n_classes(model) -> int | None:
+    """The number of ``model.classes_``, or None for a model without them."""
+    classes = getattr(model, "classes_", None)
+    return None if classes is None else len(classes)

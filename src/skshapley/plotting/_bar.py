@@ -12,6 +12,11 @@ from ._inputs import (
     split_top,
 )
 
+# The bars' height (rows are 1 apart), and the most rows of 0.5 added on
+# top for a legend in one column.
+_BAR_HEIGHT = 0.7
+_MAX_LEGEND_STEPS = 8
+
 
 class ImportanceDisplay:
     """Global feature importance: mean ``|φ|`` per feature, with the signed mean φ.
@@ -116,16 +121,18 @@ class ImportanceDisplay:
         )
         y = np.arange(n_rows)[::-1]
         self.bars_ = ax.barh(
-            y, magnitude, height=0.7, color=_style.NEUTRAL, label="mean |φ|"
+            y, magnitude, height=_BAR_HEIGHT, color=_style.NEUTRAL, label="mean |φ|"
         )
         signs = np.where(mean >= 0, _style.POSITIVE, _style.NEGATIVE)
         self.mean_bars_ = ax.barh(y, mean, height=0.22, color=signs, zorder=3)
         ax.axvline(0, color=_style.GUIDE, linewidth=0.8, zorder=2)
         low, high = min(0.0, float(mean.min())), float(magnitude.max())
         if show_values:
-            for y_row, value in zip(y, magnitude, strict=True):
+            # One precision for all the bars (0.10, 0.25, 0.30; not 0.1, 0.25).
+            texts = _style.format_shared(magnitude, scale=high)
+            for y_row, value, text in zip(y, magnitude, texts, strict=True):
                 ax.annotate(
-                    _style.format_value(value, scale=high),
+                    text,
                     (value, y_row),
                     xytext=(4, 0),
                     textcoords="offset points",
@@ -146,8 +153,8 @@ class ImportanceDisplay:
         )
         _style.style_axes(ax)
         _style.set_output_title(ax, self.output)
-        _legend(ax)
         _style.fit_texts(ax)
+        _legend(ax, top=n_rows - 1 + _BAR_HEIGHT / 2)
         self.labels_ = labels
         self.ax_, self.figure_ = ax, figure
         return self
@@ -224,8 +231,13 @@ class ImportanceDisplay:
         )
 
 
-def _legend(ax) -> None:
-    """Legend: the neutral bar is mean |φ|, the thin ones mean φ by sign."""
+def _legend(ax, top: float) -> None:
+    """Legend: the neutral bar is mean |φ|, the thin ones mean φ by sign.
+
+    In one line in the empty row on top; in one column, over more empty
+    rows, if the axes are too narrow for one line. ``top`` is the top of
+    the highest bar, in data coordinates.
+    """
     from matplotlib.patches import Patch
 
     handles = [
@@ -233,13 +245,23 @@ def _legend(ax) -> None:
         Patch(color=_style.POSITIVE, label="mean φ > 0"),
         Patch(color=_style.NEGATIVE, label="mean φ < 0"),
     ]
-    ax.legend(
-        handles=handles,
-        loc="upper right",
-        ncols=3,
-        frameon=False,
-        fontsize=8.5,
-        handlelength=1.2,
-        columnspacing=1.0,
-        borderaxespad=0.2,
-    )
+    style = {
+        "handles": handles,
+        "frameon": False,
+        "fontsize": 8.5,
+        "handlelength": 1.2,
+        "columnspacing": 1.0,
+        "borderaxespad": 0.2,
+    }
+    legend = ax.legend(loc="upper right", ncols=3, **style)
+    ax.figure.draw_without_rendering()
+    if legend.get_window_extent().width <= ax.get_window_extent().width:
+        return
+    legend = ax.legend(loc="upper right", ncols=1, **style)
+    for _ in range(_MAX_LEGEND_STEPS):  # more empty rows on top until it fits
+        ax.figure.draw_without_rendering()
+        bars_top = ax.transData.transform((0.0, top))[1]
+        if legend.get_window_extent().y0 >= bars_top:
+            return
+        low, high = ax.get_ylim()
+        ax.set_ylim(low, high + 0.5)

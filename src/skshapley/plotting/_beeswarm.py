@@ -7,6 +7,7 @@ from . import _style
 from ._inputs import (
     about_output,
     check_names,
+    codes,
     feature_frame,
     numeric_values,
     select_output,
@@ -30,8 +31,11 @@ class BeeswarmDisplay:
     stacked vertically where many samples have similar values, so that the
     height of a swarm shows the density. The colour is the sample's value of
     the feature, from blue (low) to red (high), by its rank among the rows
-    (so skewed features use the whole colour range); missing and non-numeric
-    values are grey. Use :meth:`from_explainer` or :meth:`from_values`.
+    (so skewed features use the whole colour range); missing values are
+    grey. A categorical feature (a pandas categorical, string, object or
+    bool column) is coloured by category, its categories spread over the
+    same colours in their order (``False`` blue, ``True`` red), and named
+    in a legend. Use :meth:`from_explainer` or :meth:`from_values`.
 
     Parameters
     ----------
@@ -51,7 +55,10 @@ class BeeswarmDisplay:
     collections_ : list of matplotlib.collections.PathCollection
         One collection of points per row, top row first.
     colorbar_ : matplotlib.colorbar.Colorbar or None
-        The colour bar of feature values; ``None`` if no value is numeric.
+        The colour bar of feature values; ``None`` if no value is known.
+    categories_ : dict of str to list of str
+        The categories of each categorical feature drawn, in the order of
+        their colours (blue to red), as the legend names them.
     labels_ : list of str
         The rows' labels, top row first; the last is ``"n other features"``
         (their summed Shapley values, grey) when features were folded.
@@ -147,6 +154,7 @@ class BeeswarmDisplay:
         cmap = _style.colormap(cmap)
         rng = np.random.default_rng(0)  # the order of points within a bin
         collections, colored = [], False
+        self.categories_ = {}
         ax.axvline(0, color=_style.GUIDE, linewidth=0.8, zorder=1)
         for position, (name, values) in enumerate(rows):
             level = self._color_levels(name if position < len(shown) else None)
@@ -177,20 +185,29 @@ class BeeswarmDisplay:
         self.colorbar_ = None
         if colorbar and colored:
             self.colorbar_ = _feature_colorbar(figure, ax, cmap)
+        if self.categories_:
+            _category_legend(ax, self.categories_, cmap)
         _style.fit_texts(ax)
         self.collections_, self.labels_ = collections, labels
         self.ax_, self.figure_ = ax, figure
         return self
 
     def _color_levels(self, name) -> np.ndarray:
-        """A feature's values as colour levels in [0, 1] by rank; NaN: grey."""
+        """A feature's values as colour levels in [0, 1] by rank; NaN: grey.
+
+        A categorical feature's categories are spread evenly over [0, 1],
+        in their order, and recorded in ``categories_``.
+        """
         n_samples = len(self.shapley_values)
         data = self.feature_values
         if name is None or data is None or name not in data.columns:
             return np.full(n_samples, np.nan)
-        values = numeric_values(data[name])
-        if values is None:
-            return np.full(n_samples, np.nan)
+        column = data[name]
+        values = numeric_values(column)
+        if values is None or pd.api.types.is_bool_dtype(column.dtype):
+            levels, categories = codes(column)
+            self.categories_[name] = categories
+            return levels / max(len(categories) - 1, 1)
         ranks = pd.Series(values).rank(method="average").to_numpy()
         known = ranks[~np.isnan(ranks)]
         if len(known) == 0:
@@ -336,3 +353,31 @@ def _feature_colorbar(figure, ax, cmap):
     colorbar.ax.tick_params(labelsize=9, length=0)
     colorbar.outline.set_visible(False)
     return colorbar
+
+
+def _category_legend(ax, categories: dict, cmap) -> None:
+    """A legend of the categories' colours: ``feature: category``."""
+    from matplotlib.lines import Line2D
+
+    handles = [
+        Line2D(
+            [],
+            [],
+            linestyle="none",
+            marker="o",
+            markersize=5,
+            markeredgewidth=0,
+            color=cmap(position / max(len(names) - 1, 1)),
+            label=_style.literal(f"{feature}: {category}"),
+        )
+        for feature, names in categories.items()
+        for position, category in enumerate(names)
+    ]
+    ax.legend(
+        handles=handles,
+        loc="best",
+        fontsize=8,
+        framealpha=0.85,
+        handletextpad=0.3,
+        borderaxespad=0.3,
+    )

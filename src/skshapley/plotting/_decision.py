@@ -22,6 +22,9 @@ _MANY_ROWS = 50
 _HIGHLIGHT_WIDTH = 2.6
 _HIGHLIGHT = "#111111"
 _ONE_ROW = "#3b4a5c"
+# Rows of room above the top row, where the lines end: a thick line ending
+# on the axes' edge would be cut in half.
+_TOP_ROOM = 0.25
 
 
 class DecisionDisplay:
@@ -170,7 +173,8 @@ class DecisionDisplay:
         ax.axvline(squash(base), color=_style.GUIDE, linewidth=0.9, linestyle="--")
         labels = self._labels(shown, features)
         ax.set_yticks(y[:-1] + 0.5, _style.literals(labels[::-1]))
-        ax.set_ylim(0, n_lines)
+        # Room above the top row: the (thick, highlighted) lines end inside.
+        ax.set_ylim(0, n_lines + _TOP_ROOM)
         ax.set_xlabel(
             "probability" if link == "logit" else _style.output_label(self.raw_output),
             wrap=True,

@@ -156,12 +156,38 @@ def format_value(value, digits: int = 3, *, scale: float = 0.0) -> str:
     return str(value)
 
 
-def format_signed(value: float, *, scale: float = 0.0) -> str:
-    """A Shapley value with its sign: ``+1.23``, ``−0.0456``, ``+0``.
+def format_shared(
+    values, *, significant: int = 3, signed: bool = False, scale: float | None = None
+) -> list[str]:
+    """Numbers written with one precision, for the labels of one figure.
 
-    A value within :data:`ZERO_SHARE` of ``scale`` is written ``+0``.
+    Every value gets the same number of decimals: enough for the largest
+    ``|value|`` to show ``significant`` significant digits, fewer if no
+    value needs them (``0.1, 0.25, 0.3`` are written ``0.10, 0.25, 0.30``;
+    ``1, 0`` stay ``1, 0``). Magnitudes from 10**6 up, or below 10**-4, are
+    all written in scientific notation with ``significant`` digits. Values
+    within :data:`ZERO_SHARE` of ``scale`` (by default the largest
+    ``|value|``) are written 0; ``signed`` writes ``+`` before the others.
     """
-    return minus(f"{snap(value, scale) + 0.0:+.3g}")
+    numbers = np.asarray(values, dtype=np.float64).ravel()
+    largest = float(np.abs(numbers).max(initial=0.0))
+    scale = largest if scale is None else scale
+    numbers = np.array([snap(value, scale) for value in numbers])
+    if largest and not 1e-4 <= largest < 1e6:
+        sign = "+" if signed else ""
+        return [minus(f"{value + 0.0:{sign}.{significant - 1}e}") for value in numbers]
+    most = max(significant - 1 - math.floor(math.log10(largest)), 0) if largest else 0
+    # The decimals the values need at that precision, trailing zeros dropped.
+    decimals = max(
+        len(f"{value:.{most}f}".rstrip("0").partition(".")[2]) for value in numbers
+    )
+    texts = []
+    for value in numbers:
+        text = f"{abs(value):.{decimals}f}"
+        # Signed, a small value keeps its sign when written 0.
+        negative = value < 0 and (signed or float(text))
+        texts.append(("-" if negative else "+" if signed else "") + text)
+    return [minus(text) for text in texts]
 
 
 def minus(text: str) -> str:
@@ -200,6 +226,41 @@ def fit_texts(ax, *, label_share: float = LABEL_SHARE, colorbar=None) -> None:
         for text, vertical in ((owner.xaxis.label, False), (owner.yaxis.label, True)):
             if text.get_text():
                 _wrapped(text, _room(figure.bbox, owner.bbox, vertical=vertical))
+    keep_in_figure(ax)
+
+
+def keep_in_figure(ax) -> None:
+    """Shrink ``ax`` until its labels, ticks and inset axes lie inside the figure.
+
+    Only for a figure without a layout engine, such as one of
+    ``plt.subplots(1, 3)``'s grid, whose fixed margins may be too narrow
+    for the labels drawn (a label broken into two lines); constrained and
+    tight layouts make room themselves. The legend is left out: it is
+    placed inside the axes.
+    """
+    from matplotlib.transforms import Bbox
+
+    figure = ax.figure
+    if figure.get_layout_engine() is not None:
+        return
+    figure.draw_without_rendering()
+    drawn = ax.get_tightbbox(bbox_extra_artists=list(ax.child_axes))
+    bounds = figure.bbox
+    # Pixels over each edge, plus 2 px: extents are rounded to whole pixels.
+    left, bottom = np.maximum(bounds.p0 - drawn.p0, 0.0)
+    right, top = np.maximum(drawn.p1 - bounds.p1, 0.0)
+    if not any((left, bottom, right, top)):
+        return
+    pad = 2.0
+    x0, y0, x1, y1 = ax.get_position().extents
+    shrunk = Bbox.from_extents(
+        x0 + (left + pad * bool(left)) / bounds.width,
+        y0 + (bottom + pad * bool(bottom)) / bounds.height,
+        x1 - (right + pad * bool(right)) / bounds.width,
+        y1 - (top + pad * bool(top)) / bounds.height,
+    )
+    if shrunk.width > 0 and shrunk.height > 0:
+        ax.set_position(shrunk)
 
 
 def _thin_ticks(axis) -> None:

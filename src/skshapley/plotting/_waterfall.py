@@ -377,15 +377,17 @@ def _arrow(ax, y: float, start: float, end: float, head: float):
 def _cascade(ax, starts, ends, *, head: float, scale: float) -> tuple[list, list]:
     """Arrows from each start to its end, bottom row first, with their values.
 
-    Dashed connectors join each arrow's end to the next one's start; values
-    within :data:`_style.ZERO_SHARE` of ``scale`` are written ``+0``.
+    Dashed connectors join each arrow's end to the next one's start; the
+    values are written with one precision, those within
+    :data:`_style.ZERO_SHARE` of ``scale`` as ``+0``.
     """
     arrows, texts = [], []
-    for y, (start, end) in enumerate(zip(starts, ends, strict=True)):
+    # One precision for all the arrows (+0.10, −0.25; not +0.1, −0.25).
+    labels = _style.format_shared(ends - starts, signed=True, scale=scale)
+    for y, (start, end, text) in enumerate(zip(starts, ends, labels, strict=True)):
         up = end >= start
         arrows.append(_arrow(ax, y, start, end, head))
         color = _style.POSITIVE if up else _style.NEGATIVE
-        text = _style.format_signed(end - start, scale=scale)
         texts.append(_beside(ax, end, y, text, right=up, fontsize=9, color=color))
         if y + 1 < len(starts):
             half = _BAR_HEIGHT / 2

@@ -108,8 +108,9 @@ def output_importance(ex, max_display: int) -> Markup:
 def interaction_heatmap(ex, interactions, features: list) -> Markup:
     """Mean |interaction value| of ``features`` off the diagonal.
 
-    The main effects (the diagonal, in shap's convention) are left blank:
-    they would set the colour scale and wash out the interactions.
+    The main effects (the diagonal, in shap's convention) are drawn as bars
+    beside the matrix, off its colour scale: on it they would wash out the
+    interactions.
     """
     from ..plotting import InteractionDisplay
     from ..plotting._inputs import interaction_values

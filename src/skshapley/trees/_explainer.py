@@ -102,8 +102,9 @@ class TreeExplainer(BaseExplainer):
     n_background_ : int
         (Interventional only.) The number of background rows.
     output_names_ : tuple
-        The outputs: class labels (as the model has them) for classifiers'
-        probabilities or scores, ``"target"`` for regressors.
+        The outputs: class labels for classifiers' probabilities or scores
+        (a binary classifier has one, its positive class ``classes_[1]``),
+        ``"target"`` for regressors.
     raw_output_ : str
         What is explained: ``"value"``, ``"probability"``, ``"log-odds"``,
         ``"margin"`` (or the link space of a regression loss).

@@ -93,11 +93,12 @@ def _check_single_output_classifier(model):
         )
 
 
-def _tree_values(estimator, scale, width):
+def _tree_values(estimator, scale, width, columns=slice(None)):
     """Leaf values of a tree in the form its ensemble averages them.
 
-    ``width`` is the number of the ensemble's outputs, which every tree must
-    have.
+    ``width`` is the number of the ensemble's classes or targets, which every
+    tree must have; ``columns`` selects the ones explained (a binary
+    classifier's positive class).
     """
     value = _checked_tree(estimator).value  # (n_nodes, n_outputs, n_classes)
     # Classifier trees store class fractions: their predict_proba.
@@ -107,7 +108,7 @@ def _tree_values(estimator, scale, width):
             f"A tree of the model has {value.shape[1]} outputs; the model has "
             f"{width}. The model file may be corrupt."
         )
-    return value * scale
+    return value[:, columns] * scale
 
 
 def _estimator_list(model) -> list:
@@ -126,24 +127,29 @@ def parse_tree_or_forest(model) -> TreeEnsemble:
     """Parse a decision tree, random forest or extra-trees ensemble.
 
     Forests average their trees: each tree's values are divided by the
-    number of trees. Classifiers explain ``predict_proba`` (one output per
-    class), regressors ``predict`` (one output per target).
+    number of trees. Classifiers explain ``predict_proba``: a binary one its
+    positive class's column (``classes_[1]``; the other class's values are
+    their negatives), else one output per class. Regressors explain
+    ``predict`` (one output per target).
     """
     estimators = _estimator_list(model)
-    is_classifier = hasattr(model, "classes_")
-    if is_classifier:
+    if hasattr(model, "classes_"):
         _check_single_output_classifier(model)
-        output_names = checked_classes(model)
+        classes = checked_classes(model)
+        width = len(classes)
+        binary = width == 2
+        n_outputs = 1 if binary else width
+        columns = slice(1, 2) if binary else slice(None)  # the positive class
+        output_names = class_output_names(classes.tolist(), n_outputs)
         raw_output = "probability"
     else:
-        output_names = regression_output_names(
-            checked_count(model, "n_outputs_", MAX_OUTPUTS)
-        )
+        width = n_outputs = checked_count(model, "n_outputs_", MAX_OUTPUTS)
+        columns = slice(None)
+        output_names = regression_output_names(n_outputs)
         raw_output = "value"
     scale = 1.0 / len(estimators)
-    n_outputs = len(output_names)
     trees = [
-        _parsed_tree(estimator.tree_, _tree_values(estimator, scale, n_outputs))
+        _parsed_tree(estimator.tree_, _tree_values(estimator, scale, width, columns))
         for estimator in estimators
     ]
     return concatenate_trees(
