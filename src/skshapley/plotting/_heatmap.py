@@ -52,9 +52,9 @@ class InteractionDisplay:
         ``|interaction value|``), drawn on a sequential scale from 0, or
         signed values, drawn on a diverging scale centred on 0.
     colorbar_label : str, default=None
-        The colour bar's label; ``None`` means "mean |Shapley interaction
-        value|" for magnitudes and "Shapley interaction value" for signed
-        values.
+        The colour bar's label; ``None`` means
+        ``"mean |Shapley interaction value|"`` for magnitudes and
+        ``"Shapley interaction value"`` for signed values.
     output : object, default=None
         The output shown, named in the title; ``None`` when the model has one.
     importance : pandas.Series, default=None
