@@ -205,3 +205,25 @@ def test_categorical_features_are_coloured_by_category(diabetes):
             )
     legend = [text.get_text() for text in display.ax_.get_legend().get_texts()]
     assert {"sex: female", "bp: True", "s5: high"} <= set(legend)
+
+
+def test_a_legend_names_at_most_six_categories_of_a_feature(diabetes):
+    """Beyond six, a feature's first three and last two, and how many more."""
+    explainer, X = diabetes
+    phi = explainer.explain(X)
+    data = X.copy()
+    data["s5"] = pd.Categorical(
+        [f"level {k:02d}" for k in np.argsort(np.argsort(X["s5"])) * 30 // len(X)]
+    )
+    display = BeeswarmDisplay.from_values(phi, data, max_display=20)
+    legend = display.ax_.get_legend()
+    texts = [text.get_text() for text in legend.get_texts()]
+    assert texts == [
+        "s5: level 00", "s5: level 01", "s5: level 02", "s5: ... 25 more",
+        "s5: level 28", "s5: level 29",
+    ]  # fmt: skip
+    cmap = feature_cmap()
+    handles = legend.legend_handles
+    np.testing.assert_allclose(handles[-1].get_color(), cmap(1.0))
+    np.testing.assert_allclose(handles[0].get_color(), cmap(0.0))
+    assert handles[3].get_marker() == ""

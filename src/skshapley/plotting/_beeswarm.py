@@ -355,6 +355,22 @@ def _feature_colorbar(figure, ax, cmap):
     return colorbar
 
 
+# A feature's categories named in the legend, at most: beyond, its first
+# and last (the two ends of the colour scale) and how many are left out.
+_LEGEND_CATEGORIES = 6
+
+
+def _legend_entries(names: list) -> list[tuple[int | None, str]]:
+    """``(position, category)`` of the categories the legend names, with
+    ``(None, "... N more")`` in place of those left out."""
+    entries = list(enumerate(names))
+    if len(entries) <= _LEGEND_CATEGORIES:
+        return entries
+    head, tail = _LEGEND_CATEGORIES // 2, _LEGEND_CATEGORIES // 2 - 1
+    left_out = len(entries) - head - tail
+    return [*entries[:head], (None, f"... {left_out} more"), *entries[-tail:]]
+
+
 def _category_legend(ax, categories: dict, cmap) -> None:
     """A legend of the categories' colours: ``feature: category``."""
     from matplotlib.lines import Line2D
@@ -364,14 +380,16 @@ def _category_legend(ax, categories: dict, cmap) -> None:
             [],
             [],
             linestyle="none",
-            marker="o",
+            marker="o" if position is not None else "",
             markersize=5,
             markeredgewidth=0,
-            color=cmap(position / max(len(names) - 1, 1)),
+            color=cmap(position / max(len(names) - 1, 1))
+            if position is not None
+            else "none",
             label=_style.literal(f"{feature}: {category}"),
         )
         for feature, names in categories.items()
-        for position, category in enumerate(names)
+        for position, category in _legend_entries(names)
     ]
     ax.legend(
         handles=handles,
