@@ -1,6 +1,8 @@
 """Test-suite settings shared by every test module."""
 
+import importlib.util
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -28,3 +30,13 @@ def every_thread_for_any_work(request):
         if request.node.get_closest_marker("real_thread_cap") is None:
             patch.setattr(threads, "MIN_THREAD_WORK_NS", 1)  # a nanosecond
         yield
+
+
+@pytest.fixture(scope="session")
+def tool():
+    """The developer command ``tools/report_screenshots.py``, as a module."""
+    path = Path(__file__).resolve().parents[1] / "tools" / "report_screenshots.py"
+    spec = importlib.util.spec_from_file_location("report_screenshots", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

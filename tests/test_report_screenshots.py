@@ -5,26 +5,14 @@ section; without Chromium on PATH it says so and succeeds, as on a CI
 machine. The screenshots themselves are looked at by a developer.
 """
 
-import importlib.util
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
-
-TOOL = Path(__file__).resolve().parents[1] / "tools" / "report_screenshots.py"
 
 SECTIONS = [
     "summary", "model", "data", "importance", "global", "dependence",
     "waterfalls", "about",
 ]  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def tool():
-    spec = importlib.util.spec_from_file_location("report_screenshots", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class _Sections(HTMLParser):

@@ -12,13 +12,9 @@ Without Chromium on PATH the tests are skipped, unless the environment sets
 ``SKSHAPLEY_REQUIRE_BROWSER=1`` (CI does): then they fail.
 """
 
-import importlib.util
 import os
-from pathlib import Path
 
 import pytest
-
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "report_screenshots.py"
 
 # A phone, a narrow laptop window, a wide screen.
 WIDTHS = [390, 800, 1400]
@@ -28,14 +24,6 @@ PIXEL = (
     "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8"
     "/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg=="
 )
-
-
-@pytest.fixture(scope="module")
-def tool():
-    spec = importlib.util.spec_from_file_location("report_screenshots", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
